@@ -1,0 +1,596 @@
+/*
+ * JNI face of the shim: one registration table per Java class (CudaNative, NvmlNative; FdPassing lives in
+ * fd_passing.c). Natives return the driver's own result code as an int and fill caller-supplied arrays;
+ * Java keeps the code as data. C throws only for JNI-level faults (a null or short array, no memory).
+ * No policy here: which calls to make, in which order, and what a result means is decided in Java.
+ */
+#include <jni.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader.h"
+
+#define CUDA_CLASS "dev/imexprobe/cuda/CudaNative"
+#define NVML_CLASS "dev/imexprobe/cuda/NvmlNative"
+#define ARRAY_LENGTH(a) (sizeof(a) / sizeof((a)[0]))
+
+int imexprobe_register_fd_passing(JNIEnv *env);
+
+/* The one place C raises a Java exception. Returns -1 so callers can `return jni_fault(...)`. */
+static int jni_fault(JNIEnv *env, const char *message) {
+    if (!(*env)->ExceptionCheck(env)) {
+        jclass cls = (*env)->FindClass(env, "java/lang/IllegalArgumentException");
+        if (cls) (*env)->ThrowNew(env, cls, message);
+    }
+    return -1;
+}
+
+static int need_array(JNIEnv *env, jarray array, jsize min_length) {
+    if (array == NULL || (*env)->GetArrayLength(env, array) < min_length) {
+        jni_fault(env, "native call: output array missing or too short");
+        return 0;
+    }
+    return 1;
+}
+
+static void set_int(JNIEnv *env, jintArray out, jsize index, jint value) {
+    (*env)->SetIntArrayRegion(env, out, index, 1, &value);
+}
+
+static void set_long(JNIEnv *env, jlongArray out, jsize index, jlong value) {
+    (*env)->SetLongArrayRegion(env, out, index, 1, &value);
+}
+
+static void set_string(JNIEnv *env, jobjectArray out, jsize index, const char *value) {
+    jstring s = value ? (*env)->NewStringUTF(env, value) : NULL;
+    (*env)->SetObjectArrayElement(env, out, index, s);
+    if (s) (*env)->DeleteLocalRef(env, s);
+}
+
+/* ---- contexts --------------------------------------------------------------------------------------
+ * Every device-bound call makes that device's primary context current on the calling thread. Primary
+ * contexts are retained once per device for the life of the process (the driver frees them at exit). */
+#define MAX_DEVICES 64
+static CUcontext contexts[MAX_DEVICES];
+static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static CUresult use_device(jint ordinal) {
+    if (!cu.cuInit) return CUDA_ERROR_NOT_INITIALIZED;
+    if (ordinal < 0 || ordinal >= MAX_DEVICES) return CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&contexts_lock);
+    CUresult rc = CUDA_SUCCESS;
+    if (contexts[ordinal] == NULL) {
+        CUdevice dev;
+        rc = cu.cuDeviceGet(&dev, ordinal);
+        if (rc == CUDA_SUCCESS) rc = cu.cuDevicePrimaryCtxRetain(&contexts[ordinal], dev);
+        if (rc != CUDA_SUCCESS) contexts[ordinal] = NULL;
+    }
+    CUcontext ctx = contexts[ordinal];
+    pthread_mutex_unlock(&contexts_lock);
+    return rc == CUDA_SUCCESS ? cu.cuCtxSetCurrent(ctx) : rc;
+}
+
+#define USE_DEVICE(ordinal)                        \
+    do {                                           \
+        CUresult use_rc = use_device(ordinal);     \
+        if (use_rc != CUDA_SUCCESS) return use_rc; \
+    } while (0)
+
+/* ---- CudaNative ----------------------------------------------------------------------------------- */
+
+/* out: {cudaLibrary, cudaMessage, nvmlLibrary, nvmlMessage}; returns bit 0 = CUDA usable, bit 1 = NVML usable. */
+static jint cuda_open(JNIEnv *env, jclass cls, jstring cuda_path, jstring nvml_path, jobjectArray out) {
+    if (!need_array(env, out, 4)) return -1;
+    const char *cp = cuda_path ? (*env)->GetStringUTFChars(env, cuda_path, NULL) : NULL;
+    const char *np = nvml_path ? (*env)->GetStringUTFChars(env, nvml_path, NULL) : NULL;
+    /* imexprobe_load copies nothing it keeps from the paths after the first call returns. */
+    const struct load_report *r = imexprobe_load(cp, np);
+    if (cp) (*env)->ReleaseStringUTFChars(env, cuda_path, cp);
+    if (np) (*env)->ReleaseStringUTFChars(env, nvml_path, np);
+    set_string(env, out, 0, r->cuda_library);
+    set_string(env, out, 1, r->cuda_message);
+    set_string(env, out, 2, r->nvml_library);
+    set_string(env, out, 3, r->nvml_message);
+    return (r->cuda_loaded ? 1 : 0) | (r->nvml_loaded ? 2 : 0);
+}
+
+static jstring cuda_fake_info(JNIEnv *env, jclass cls) {
+    const struct load_report *r = imexprobe_load(NULL, NULL);
+    if (!r->fake_info) return NULL;
+    const char *text = r->fake_info();
+    return text ? (*env)->NewStringUTF(env, text) : NULL;
+}
+
+/* Names of the optional entry points this driver lacks (the required ones are reported by open). */
+static jobjectArray cuda_missing_entry_points(JNIEnv *env, jclass cls) {
+    const char *names[64];
+    int n = 0;
+#define COLLECT(name, version, need) \
+    if (cu.cuInit && cu.name == NULL && n < 64) names[n++] = #name;
+    CUDA_ENTRY_POINTS(COLLECT)
+#undef COLLECT
+    jobjectArray result = (*env)->NewObjectArray(env, n, (*env)->FindClass(env, "java/lang/String"), NULL);
+    for (int i = 0; result && i < n; i++) set_string(env, result, i, names[i]);
+    return result;
+}
+
+static jint cuda_init(JNIEnv *env, jclass cls) {
+    return cu.cuInit ? cu.cuInit(0) : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+static jint cuda_driver_get_version(JNIEnv *env, jclass cls, jintArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    if (!cu.cuDriverGetVersion) return CUDA_ERROR_NOT_INITIALIZED;
+    int v = 0;
+    CUresult rc = cu.cuDriverGetVersion(&v);
+    set_int(env, out, 0, v);
+    return rc;
+}
+
+static jint cuda_device_get_count(JNIEnv *env, jclass cls, jintArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    if (!cu.cuDeviceGetCount) return CUDA_ERROR_NOT_INITIALIZED;
+    int n = 0;
+    CUresult rc = cu.cuDeviceGetCount(&n);
+    set_int(env, out, 0, n);
+    return rc;
+}
+
+static jint cuda_device_get_name(JNIEnv *env, jclass cls, jint ordinal, jobjectArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    if (!cu.cuDeviceGet) return CUDA_ERROR_NOT_INITIALIZED;
+    CUdevice dev;
+    CUresult rc = cu.cuDeviceGet(&dev, ordinal);
+    if (rc != CUDA_SUCCESS) return rc;
+    char name[256] = {0};
+    rc = cu.cuDeviceGetName(name, sizeof name - 1, dev);
+    if (rc == CUDA_SUCCESS) set_string(env, out, 0, name);
+    return rc;
+}
+
+static jint cuda_device_get_uuid(JNIEnv *env, jclass cls, jint ordinal, jbyteArray out) {
+    if (!need_array(env, out, 16)) return -1;
+    if (!cu.cuDeviceGet) return CUDA_ERROR_NOT_INITIALIZED;
+    CUdevice dev;
+    CUresult rc = cu.cuDeviceGet(&dev, ordinal);
+    if (rc != CUDA_SUCCESS) return rc;
+    CUuuid uuid;
+    rc = cu.cuDeviceGetUuid(&uuid, dev);
+    if (rc == CUDA_SUCCESS) (*env)->SetByteArrayRegion(env, out, 0, 16, (const jbyte *)uuid.bytes);
+    return rc;
+}
+
+static jint cuda_device_get_pci_bus_id(JNIEnv *env, jclass cls, jint ordinal, jobjectArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    if (!cu.cuDeviceGet) return CUDA_ERROR_NOT_INITIALIZED;
+    CUdevice dev;
+    CUresult rc = cu.cuDeviceGet(&dev, ordinal);
+    if (rc != CUDA_SUCCESS) return rc;
+    char bus[64] = {0};
+    rc = cu.cuDeviceGetPCIBusId(bus, sizeof bus - 1, dev);
+    if (rc == CUDA_SUCCESS) set_string(env, out, 0, bus);
+    return rc;
+}
+
+static jint cuda_device_get_attribute(JNIEnv *env, jclass cls, jint attribute, jint ordinal, jintArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    if (!cu.cuDeviceGet) return CUDA_ERROR_NOT_INITIALIZED;
+    CUdevice dev;
+    CUresult rc = cu.cuDeviceGet(&dev, ordinal);
+    if (rc != CUDA_SUCCESS) return rc;
+    int value = 0;
+    rc = cu.cuDeviceGetAttribute(&value, (CUdevice_attribute)attribute, dev);
+    set_int(env, out, 0, value);
+    return rc;
+}
+
+static jint cuda_mem_get_info(JNIEnv *env, jclass cls, jint ordinal, jlongArray out) {
+    if (!need_array(env, out, 2)) return -1;
+    USE_DEVICE(ordinal);
+    size_t free_bytes = 0, total = 0;
+    CUresult rc = cu.cuMemGetInfo(&free_bytes, &total);
+    set_long(env, out, 0, (jlong)free_bytes);
+    set_long(env, out, 1, (jlong)total);
+    return rc;
+}
+
+static CUmemAllocationProp allocation_prop(jint ordinal, jint handle_types) {
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.requestedHandleTypes = (CUmemAllocationHandleType)handle_types;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = ordinal;
+    return prop;
+}
+
+static jint cuda_mem_get_allocation_granularity(JNIEnv *env, jclass cls, jint ordinal, jint handle_types,
+                                                jboolean recommended, jlongArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    USE_DEVICE(ordinal);
+    CUmemAllocationProp prop = allocation_prop(ordinal, handle_types);
+    size_t granularity = 0;
+    CUresult rc = cu.cuMemGetAllocationGranularity(
+        &granularity, &prop, recommended ? CU_MEM_ALLOC_GRANULARITY_RECOMMENDED : CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+    set_long(env, out, 0, (jlong)granularity);
+    return rc;
+}
+
+static jint cuda_mem_create(JNIEnv *env, jclass cls, jint ordinal, jlong size, jint handle_types, jlongArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    if (size <= 0) return CUDA_ERROR_INVALID_VALUE;
+    USE_DEVICE(ordinal);
+    CUmemAllocationProp prop = allocation_prop(ordinal, handle_types);
+    CUmemGenericAllocationHandle handle = 0;
+    CUresult rc = cu.cuMemCreate(&handle, (size_t)size, &prop, 0);
+    set_long(env, out, 0, (jlong)handle);
+    return rc;
+}
+
+static jint cuda_mem_release(JNIEnv *env, jclass cls, jint ordinal, jlong handle) {
+    USE_DEVICE(ordinal);
+    return cu.cuMemRelease((CUmemGenericAllocationHandle)handle);
+}
+
+static jint cuda_mem_export_fabric(JNIEnv *env, jclass cls, jint ordinal, jlong handle, jbyteArray out) {
+    if (!need_array(env, out, CU_IPC_HANDLE_SIZE)) return -1;
+    USE_DEVICE(ordinal);
+    CUmemFabricHandle fabric;
+    memset(&fabric, 0, sizeof fabric);
+    CUresult rc = cu.cuMemExportToShareableHandle(&fabric, (CUmemGenericAllocationHandle)handle,
+                                                  CU_MEM_HANDLE_TYPE_FABRIC, 0);
+    if (rc == CUDA_SUCCESS)
+        (*env)->SetByteArrayRegion(env, out, 0, CU_IPC_HANDLE_SIZE, (const jbyte *)fabric.data);
+    return rc;
+}
+
+static jint cuda_mem_export_posix_fd(JNIEnv *env, jclass cls, jint ordinal, jlong handle, jintArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    USE_DEVICE(ordinal);
+    int fd = -1;
+    CUresult rc = cu.cuMemExportToShareableHandle(&fd, (CUmemGenericAllocationHandle)handle,
+                                                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    set_int(env, out, 0, rc == CUDA_SUCCESS ? fd : -1);
+    return rc;
+}
+
+static jint cuda_mem_import_fabric(JNIEnv *env, jclass cls, jint ordinal, jbyteArray handle_bytes, jlongArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    if (handle_bytes == NULL || (*env)->GetArrayLength(env, handle_bytes) != CU_IPC_HANDLE_SIZE)
+        return jni_fault(env, "a fabric handle is exactly 64 bytes");
+    USE_DEVICE(ordinal);
+    CUmemFabricHandle fabric;
+    (*env)->GetByteArrayRegion(env, handle_bytes, 0, CU_IPC_HANDLE_SIZE, (jbyte *)fabric.data);
+    CUmemGenericAllocationHandle handle = 0;
+    CUresult rc = cu.cuMemImportFromShareableHandle(&handle, &fabric, CU_MEM_HANDLE_TYPE_FABRIC);
+    set_long(env, out, 0, (jlong)handle);
+    return rc;
+}
+
+static jint cuda_mem_import_posix_fd(JNIEnv *env, jclass cls, jint ordinal, jint fd, jlongArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    USE_DEVICE(ordinal);
+    CUmemGenericAllocationHandle handle = 0;
+    /* The POSIX_FD form passes the descriptor itself, cast to a pointer, as cuda.h documents. */
+    CUresult rc = cu.cuMemImportFromShareableHandle(&handle, (void *)(uintptr_t)fd,
+                                                    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    set_long(env, out, 0, (jlong)handle);
+    return rc;
+}
+
+static jint cuda_mem_address_reserve(JNIEnv *env, jclass cls, jint ordinal, jlong size, jlong alignment,
+                                     jlongArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    if (size <= 0 || alignment < 0) return CUDA_ERROR_INVALID_VALUE;
+    USE_DEVICE(ordinal);
+    CUdeviceptr ptr = 0;
+    CUresult rc = cu.cuMemAddressReserve(&ptr, (size_t)size, (size_t)alignment, 0, 0);
+    set_long(env, out, 0, (jlong)ptr);
+    return rc;
+}
+
+static jint cuda_mem_address_free(JNIEnv *env, jclass cls, jint ordinal, jlong ptr, jlong size) {
+    USE_DEVICE(ordinal);
+    return cu.cuMemAddressFree((CUdeviceptr)ptr, (size_t)size);
+}
+
+static jint cuda_mem_map(JNIEnv *env, jclass cls, jint ordinal, jlong ptr, jlong size, jlong handle) {
+    USE_DEVICE(ordinal);
+    return cu.cuMemMap((CUdeviceptr)ptr, (size_t)size, 0, (CUmemGenericAllocationHandle)handle, 0);
+}
+
+static jint cuda_mem_unmap(JNIEnv *env, jclass cls, jint ordinal, jlong ptr, jlong size) {
+    USE_DEVICE(ordinal);
+    return cu.cuMemUnmap((CUdeviceptr)ptr, (size_t)size);
+}
+
+static jint cuda_mem_set_access(JNIEnv *env, jclass cls, jint ordinal, jlong ptr, jlong size, jint access_device) {
+    USE_DEVICE(ordinal);
+    CUmemAccessDesc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    desc.location.id = access_device;
+    desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    return cu.cuMemSetAccess((CUdeviceptr)ptr, (size_t)size, &desc, 1);
+}
+
+/* ---- pattern ---------------------------------------------------------------------------------------
+ * The test pattern both agents compute from a seed: word i (little-endian 64-bit) = splitmix64 of
+ * seed + (i + 1) * golden ratio. Cheap, position-dependent (a shifted or stale buffer fails), and
+ * different for every seed. Moved through a host staging buffer in chunks so any size works. */
+#define PATTERN_CHUNK ((size_t)4 << 20)
+
+static inline uint64_t pattern_word(uint64_t seed, uint64_t index) {
+    uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static void pattern_fill_host(uint64_t *buf, size_t words, uint64_t seed, uint64_t first_index) {
+    for (size_t i = 0; i < words; i++) buf[i] = pattern_word(seed, first_index + i);
+}
+
+static jint cuda_mem_fill_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong ptr, jlong size, jlong seed) {
+    if (size <= 0 || (size & 7) != 0) return CUDA_ERROR_INVALID_VALUE;
+    USE_DEVICE(ordinal);
+    size_t chunk = (size_t)size < PATTERN_CHUNK ? (size_t)size : PATTERN_CHUNK;
+    uint64_t *buf = malloc(chunk);
+    if (!buf) return jni_fault(env, "no host memory for the pattern staging buffer");
+    CUresult rc = CUDA_SUCCESS;
+    for (size_t off = 0; off < (size_t)size && rc == CUDA_SUCCESS; off += chunk) {
+        size_t n = (size_t)size - off < chunk ? (size_t)size - off : chunk;
+        pattern_fill_host(buf, n / 8, (uint64_t)seed, off / 8);
+        rc = cu.cuMemcpyHtoD((CUdeviceptr)ptr + off, buf, n);
+    }
+    free(buf);
+    return rc;
+}
+
+/* out[0] = byte offset of the first differing word, or -1 when every word matches. */
+static jint cuda_mem_verify_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong ptr, jlong size, jlong seed,
+                                    jlongArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    if (size <= 0 || (size & 7) != 0) return CUDA_ERROR_INVALID_VALUE;
+    USE_DEVICE(ordinal);
+    size_t chunk = (size_t)size < PATTERN_CHUNK ? (size_t)size : PATTERN_CHUNK;
+    uint64_t *buf = malloc(chunk);
+    if (!buf) return jni_fault(env, "no host memory for the pattern staging buffer");
+    CUresult rc = CUDA_SUCCESS;
+    jlong mismatch = -1;
+    for (size_t off = 0; off < (size_t)size && rc == CUDA_SUCCESS && mismatch < 0; off += chunk) {
+        size_t n = (size_t)size - off < chunk ? (size_t)size - off : chunk;
+        rc = cu.cuMemcpyDtoH(buf, (CUdeviceptr)ptr + off, n);
+        for (size_t i = 0; rc == CUDA_SUCCESS && i < n / 8; i++) {
+            if (buf[i] != pattern_word((uint64_t)seed, off / 8 + i)) {
+                mismatch = (jlong)(off + i * 8);
+                break;
+            }
+        }
+    }
+    free(buf);
+    set_long(env, out, 0, mismatch);
+    return rc;
+}
+
+/* Device-to-device copy on a private stream, timed with events: out[0] = milliseconds for all iterations.
+ * Used to compare a copy through an imported mapping with a plain local copy. */
+static jint cuda_memcpy_dtod_timed(JNIEnv *env, jclass cls, jint ordinal, jlong dst, jlong src, jlong size,
+                                   jint iterations, jfloatArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    if (size <= 0 || iterations <= 0) return CUDA_ERROR_INVALID_VALUE;
+    if (!cu.cuMemcpyDtoDAsync || !cu.cuStreamCreate || !cu.cuStreamDestroy || !cu.cuStreamSynchronize ||
+        !cu.cuEventCreate || !cu.cuEventDestroy || !cu.cuEventRecord || !cu.cuEventSynchronize ||
+        !cu.cuEventElapsedTime)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    USE_DEVICE(ordinal);
+    CUstream stream = NULL;
+    CUevent start = NULL, end = NULL;
+    float ms = 0;
+    CUresult rc = cu.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
+    if (rc == CUDA_SUCCESS) rc = cu.cuEventCreate(&start, CU_EVENT_DEFAULT);
+    if (rc == CUDA_SUCCESS) rc = cu.cuEventCreate(&end, CU_EVENT_DEFAULT);
+    if (rc == CUDA_SUCCESS) rc = cu.cuEventRecord(start, stream);
+    for (jint i = 0; rc == CUDA_SUCCESS && i < iterations; i++)
+        rc = cu.cuMemcpyDtoDAsync((CUdeviceptr)dst, (CUdeviceptr)src, (size_t)size, stream);
+    if (rc == CUDA_SUCCESS) rc = cu.cuEventRecord(end, stream);
+    if (rc == CUDA_SUCCESS) rc = cu.cuEventSynchronize(end);
+    if (rc == CUDA_SUCCESS) rc = cu.cuEventElapsedTime(&ms, start, end);
+    /* Clean-up results are not allowed to hide the first failure. */
+    if (stream) cu.cuStreamSynchronize(stream);
+    if (end) cu.cuEventDestroy(end);
+    if (start) cu.cuEventDestroy(start);
+    if (stream) cu.cuStreamDestroy(stream);
+    jfloat value = ms;
+    (*env)->SetFloatArrayRegion(env, out, 0, 1, &value);
+    return rc;
+}
+
+static jint cuda_ctx_synchronize(JNIEnv *env, jclass cls, jint ordinal) {
+    USE_DEVICE(ordinal);
+    return cu.cuCtxSynchronize();
+}
+
+static jstring cuda_get_error_name(JNIEnv *env, jclass cls, jint code) {
+    const char *name = NULL;
+    if (!cu.cuGetErrorName || cu.cuGetErrorName(code, &name) != CUDA_SUCCESS || !name) return NULL;
+    return (*env)->NewStringUTF(env, name);
+}
+
+static jstring cuda_get_error_string(JNIEnv *env, jclass cls, jint code) {
+    const char *text = NULL;
+    if (!cu.cuGetErrorString || cu.cuGetErrorString(code, &text) != CUDA_SUCCESS || !text) return NULL;
+    return (*env)->NewStringUTF(env, text);
+}
+
+static const JNINativeMethod cuda_methods[] = {
+    {"open", "(Ljava/lang/String;Ljava/lang/String;[Ljava/lang/String;)I", (void *)cuda_open},
+    {"fakeInfo", "()Ljava/lang/String;", (void *)cuda_fake_info},
+    {"missingEntryPoints", "()[Ljava/lang/String;", (void *)cuda_missing_entry_points},
+    {"init", "()I", (void *)cuda_init},
+    {"driverGetVersion", "([I)I", (void *)cuda_driver_get_version},
+    {"deviceGetCount", "([I)I", (void *)cuda_device_get_count},
+    {"deviceGetName", "(I[Ljava/lang/String;)I", (void *)cuda_device_get_name},
+    {"deviceGetUuid", "(I[B)I", (void *)cuda_device_get_uuid},
+    {"deviceGetPciBusId", "(I[Ljava/lang/String;)I", (void *)cuda_device_get_pci_bus_id},
+    {"deviceGetAttribute", "(II[I)I", (void *)cuda_device_get_attribute},
+    {"memGetInfo", "(I[J)I", (void *)cuda_mem_get_info},
+    {"memGetAllocationGranularity", "(IIZ[J)I", (void *)cuda_mem_get_allocation_granularity},
+    {"memCreate", "(IJI[J)I", (void *)cuda_mem_create},
+    {"memRelease", "(IJ)I", (void *)cuda_mem_release},
+    {"memExportFabric", "(IJ[B)I", (void *)cuda_mem_export_fabric},
+    {"memExportPosixFd", "(IJ[I)I", (void *)cuda_mem_export_posix_fd},
+    {"memImportFabric", "(I[B[J)I", (void *)cuda_mem_import_fabric},
+    {"memImportPosixFd", "(II[J)I", (void *)cuda_mem_import_posix_fd},
+    {"memAddressReserve", "(IJJ[J)I", (void *)cuda_mem_address_reserve},
+    {"memAddressFree", "(IJJ)I", (void *)cuda_mem_address_free},
+    {"memMap", "(IJJJ)I", (void *)cuda_mem_map},
+    {"memUnmap", "(IJJ)I", (void *)cuda_mem_unmap},
+    {"memSetAccess", "(IJJI)I", (void *)cuda_mem_set_access},
+    {"memFillPattern", "(IJJJ)I", (void *)cuda_mem_fill_pattern},
+    {"memVerifyPattern", "(IJJJ[J)I", (void *)cuda_mem_verify_pattern},
+    {"memcpyDtoDTimed", "(IJJJI[F)I", (void *)cuda_memcpy_dtod_timed},
+    {"ctxSynchronize", "(I)I", (void *)cuda_ctx_synchronize},
+    {"getErrorName", "(I)Ljava/lang/String;", (void *)cuda_get_error_name},
+    {"getErrorString", "(I)Ljava/lang/String;", (void *)cuda_get_error_string},
+};
+
+/* ---- NvmlNative ----------------------------------------------------------------------------------- */
+
+#define NEED_NVML(fn) \
+    if (!nvml.fn) return NVML_ERROR_LIBRARY_NOT_FOUND
+
+static jint nvml_init(JNIEnv *env, jclass cls) {
+    NEED_NVML(nvmlInit_v2);
+    return nvml.nvmlInit_v2();
+}
+
+static jint nvml_system_get_driver_version(JNIEnv *env, jclass cls, jobjectArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    NEED_NVML(nvmlSystemGetDriverVersion);
+    char version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {0};
+    nvmlReturn_t rc = nvml.nvmlSystemGetDriverVersion(version, sizeof version);
+    if (rc == NVML_SUCCESS) set_string(env, out, 0, version);
+    return rc;
+}
+
+static jint nvml_device_get_count(JNIEnv *env, jclass cls, jintArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    NEED_NVML(nvmlDeviceGetCount_v2);
+    unsigned int n = 0;
+    nvmlReturn_t rc = nvml.nvmlDeviceGetCount_v2(&n);
+    set_int(env, out, 0, (jint)n);
+    return rc;
+}
+
+static jint nvml_device_get_handle_by_index(JNIEnv *env, jclass cls, jint index, jlongArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    NEED_NVML(nvmlDeviceGetHandleByIndex_v2);
+    if (index < 0) return NVML_ERROR_INVALID_ARGUMENT;
+    nvmlDevice_t device = NULL;
+    nvmlReturn_t rc = nvml.nvmlDeviceGetHandleByIndex_v2((unsigned int)index, &device);
+    set_long(env, out, 0, (jlong)(uintptr_t)device);
+    return rc;
+}
+
+static jint nvml_device_get_handle_by_uuid(JNIEnv *env, jclass cls, jstring uuid, jlongArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    if (uuid == NULL) return jni_fault(env, "uuid is null");
+    NEED_NVML(nvmlDeviceGetHandleByUUID);
+    const char *u = (*env)->GetStringUTFChars(env, uuid, NULL);
+    if (!u) return -1;
+    nvmlDevice_t device = NULL;
+    nvmlReturn_t rc = nvml.nvmlDeviceGetHandleByUUID(u, &device);
+    (*env)->ReleaseStringUTFChars(env, uuid, u);
+    set_long(env, out, 0, (jlong)(uintptr_t)device);
+    return rc;
+}
+
+static jint nvml_device_get_uuid(JNIEnv *env, jclass cls, jlong handle, jobjectArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    NEED_NVML(nvmlDeviceGetUUID);
+    char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = {0};
+    nvmlReturn_t rc = nvml.nvmlDeviceGetUUID((nvmlDevice_t)(uintptr_t)handle, uuid, sizeof uuid);
+    if (rc == NVML_SUCCESS) set_string(env, out, 0, uuid);
+    return rc;
+}
+
+/* Fabric info: the versioned call with v3, then v2, then the legacy call. out = {structVersion (3, 2 or 1),
+ * status, cliqueId, state, healthMask, healthSummary}; cluster = the 16-byte cluster UUID. */
+static jint nvml_device_get_gpu_fabric_info(JNIEnv *env, jclass cls, jlong handle, jintArray out,
+                                            jbyteArray cluster) {
+    if (!need_array(env, out, 6) || !need_array(env, cluster, NVML_GPU_FABRIC_UUID_LEN)) return -1;
+    nvmlDevice_t device = (nvmlDevice_t)(uintptr_t)handle;
+    jint values[6] = {0};
+    unsigned char uuid[NVML_GPU_FABRIC_UUID_LEN] = {0};
+    nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (nvml.nvmlDeviceGetGpuFabricInfoV) {
+        nvmlGpuFabricInfo_v3_t v3;
+        memset(&v3, 0, sizeof v3);
+        v3.version = nvmlGpuFabricInfo_v3;
+        rc = nvml.nvmlDeviceGetGpuFabricInfoV(device, &v3);
+        if (rc == NVML_SUCCESS) {
+            jint got[6] = {3, v3.status, (jint)v3.cliqueId, v3.state, (jint)v3.healthMask, v3.healthSummary};
+            memcpy(values, got, sizeof got);
+            memcpy(uuid, v3.clusterUuid, sizeof uuid);
+        } else if (rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH) {
+            /* A driver that predates v3 knows v2 under the same call; same leading layout. */
+            nvmlGpuFabricInfo_v2_t v2;
+            memset(&v2, 0, sizeof v2);
+            v2.version = nvmlGpuFabricInfo_v2;
+            rc = nvml.nvmlDeviceGetGpuFabricInfoV(device, (nvmlGpuFabricInfo_v3_t *)(void *)&v2);
+            if (rc == NVML_SUCCESS) {
+                jint got[6] = {2, v2.status, (jint)v2.cliqueId, v2.state, (jint)v2.healthMask, 0};
+                memcpy(values, got, sizeof got);
+                memcpy(uuid, v2.clusterUuid, sizeof uuid);
+            }
+        }
+    }
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND && nvml.nvmlDeviceGetGpuFabricInfo) {
+        nvmlGpuFabricInfo_t v1;
+        memset(&v1, 0, sizeof v1);
+        rc = nvml.nvmlDeviceGetGpuFabricInfo(device, &v1);
+        if (rc == NVML_SUCCESS) {
+            jint got[6] = {1, v1.status, (jint)v1.cliqueId, v1.state, 0, 0};
+            memcpy(values, got, sizeof got);
+            memcpy(uuid, v1.clusterUuid, sizeof uuid);
+        }
+    }
+    (*env)->SetIntArrayRegion(env, out, 0, 6, values);
+    (*env)->SetByteArrayRegion(env, cluster, 0, NVML_GPU_FABRIC_UUID_LEN, (const jbyte *)uuid);
+    return rc;
+}
+
+static jstring nvml_error_string(JNIEnv *env, jclass cls, jint code) {
+    if (!nvml.nvmlErrorString) return NULL;
+    const char *text = nvml.nvmlErrorString(code);
+    return text ? (*env)->NewStringUTF(env, text) : NULL;
+}
+
+static const JNINativeMethod nvml_methods[] = {
+    {"init", "()I", (void *)nvml_init},
+    {"systemGetDriverVersion", "([Ljava/lang/String;)I", (void *)nvml_system_get_driver_version},
+    {"deviceGetCount", "([I)I", (void *)nvml_device_get_count},
+    {"deviceGetHandleByIndex", "(I[J)I", (void *)nvml_device_get_handle_by_index},
+    {"deviceGetHandleByUuid", "(Ljava/lang/String;[J)I", (void *)nvml_device_get_handle_by_uuid},
+    {"deviceGetUuid", "(J[Ljava/lang/String;)I", (void *)nvml_device_get_uuid},
+    {"deviceGetGpuFabricInfo", "(J[I[B)I", (void *)nvml_device_get_gpu_fabric_info},
+    {"errorString", "(I)Ljava/lang/String;", (void *)nvml_error_string},
+};
+
+static int register_class(JNIEnv *env, const char *name, const JNINativeMethod *methods, jint count) {
+    jclass cls = (*env)->FindClass(env, name);
+    if (cls == NULL) return -1;
+    return (*env)->RegisterNatives(env, cls, methods, count) == 0 ? 0 : -1;
+}
+
+__attribute__((visibility("default"))) JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+    JNIEnv *env;
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_10) != JNI_OK) return JNI_ERR;
+    if (register_class(env, CUDA_CLASS, cuda_methods, ARRAY_LENGTH(cuda_methods)) != 0) return JNI_ERR;
+    if (register_class(env, NVML_CLASS, nvml_methods, ARRAY_LENGTH(nvml_methods)) != 0) return JNI_ERR;
+    if (imexprobe_register_fd_passing(env) != 0) return JNI_ERR;
+    return JNI_VERSION_10;
+}

@@ -1,0 +1,73 @@
+package dev.imexprobe.cuda;
+
+import java.util.Set;
+
+/**
+ * The Java face of the CUDA driver and NVML: one method per driver call, results as data, no policy.
+ * {@link JniCudaDriver} goes through the shim; tests of pure logic may use an in-JVM implementation.
+ * Every method that takes an ordinal makes that device's primary context current first.
+ */
+public interface CudaDriver {
+
+    DriverStatus status();
+
+    CuResult init();
+
+    CuCall<Integer> driverVersion();
+
+    CuCall<Integer> deviceCount();
+
+    CuCall<String> deviceName(int ordinal);
+
+    /** "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as NVML and nvidia-smi write it. */
+    CuCall<String> deviceUuid(int ordinal);
+
+    CuCall<String> pciBusId(int ordinal);
+
+    CuCall<Integer> attribute(int ordinal, DeviceAttribute attribute);
+
+    /** {free, total} bytes of the device. */
+    CuCall<long[]> memoryInfo(int ordinal);
+
+    CuCall<Long> granularity(int ordinal, Set<HandleType> types);
+
+    CuCall<Long> memCreate(int ordinal, long size, Set<HandleType> types);
+
+    CuResult memRelease(int ordinal, long handle);
+
+    CuCall<FabricHandle> exportFabric(int ordinal, long handle);
+
+    CuCall<Integer> exportPosixFd(int ordinal, long handle);
+
+    CuCall<Long> importFabric(int ordinal, FabricHandle handle);
+
+    CuCall<Long> importPosixFd(int ordinal, int fd);
+
+    CuCall<Long> addressReserve(int ordinal, long size, long alignment);
+
+    CuResult addressFree(int ordinal, long ptr, long size);
+
+    CuResult map(int ordinal, long ptr, long size, long handle);
+
+    CuResult unmap(int ordinal, long ptr, long size);
+
+    CuResult setAccess(int ordinal, long ptr, long size, int accessOrdinal);
+
+    CuResult fillPattern(int ordinal, long ptr, long size, long seed);
+
+    /** The value is the byte offset of the first word that differs from the seed's pattern, or -1. */
+    CuCall<Long> verifyPattern(int ordinal, long ptr, long size, long seed);
+
+    /** Milliseconds for {@code iterations} device-to-device copies of {@code size} bytes on one stream. */
+    CuCall<Float> copyTimed(int ordinal, long dst, long src, long size, int iterations);
+
+    /** The driver's own explanation of a code (cuGetErrorString), or null. */
+    String errorString(CuResult result);
+
+    NvmlCall<String> nvmlDriverVersion();
+
+    NvmlCall<FabricInfo> fabricInfo(String gpuUuid);
+
+    /** Closes a file descriptor this process holds (an exported POSIX_FD handle). */
+    void closeFd(int fd);
+}

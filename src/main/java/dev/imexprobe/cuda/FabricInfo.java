@@ -1,0 +1,105 @@
+package dev.imexprobe.cuda;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * A GPU's NVLink fabric registration as NVML reports it (nvmlGpuFabricInfo v3/v2/legacy), decoded.
+ * The raw numbers stay beside their names so nothing is lost when a newer driver adds values.
+ *
+ * @param structVersion which struct the driver answered with: 3, 2, or 1 for the legacy call
+ * @param status        the registration's own nvmlReturn (meaningful once state is COMPLETED)
+ * @param clusterUuid   the IMEX/NVLink domain's cluster UUID (all zero when not registered)
+ * @param healthMask    the raw health mask; its fields are decoded in {@link #health()}
+ */
+public record FabricInfo(int structVersion, int state, int status, long cliqueId, String clusterUuid,
+                         long healthMask, int healthSummary) {
+
+    public static final int STATE_NOT_SUPPORTED = 0;
+    public static final int STATE_NOT_STARTED = 1;
+    public static final int STATE_IN_PROGRESS = 2;
+    public static final int STATE_COMPLETED = 3;
+
+    private static final List<String> STATES = List.of("NOT_SUPPORTED", "NOT_STARTED", "IN_PROGRESS", "COMPLETED");
+    private static final List<String> SUMMARIES = List.of("NOT_SUPPORTED", "HEALTHY", "UNHEALTHY", "LIMITED_CAPACITY");
+    private static final List<String> TRI_STATE = List.of("NOT_SUPPORTED", "TRUE", "FALSE");
+    private static final List<String> CONFIGURATION = List.of("NOT_SUPPORTED", "NONE", "INCORRECT_SYSGUID",
+            "INCORRECT_CHASSIS_SN", "NO_PARTITION", "INSUFFICIENT_NVLINKS");
+    /** The mask bits nvml.h of driver 580 defines (four 2-bit fields and one 4-bit field). */
+    private static final long KNOWN_HEALTH_BITS = 0xFFFL;
+
+    public static FabricInfo decode(int[] raw, byte[] clusterUuid16) {
+        return new FabricInfo(raw[0], raw[3], raw[1], Integer.toUnsignedLong(raw[2]), uuid(clusterUuid16),
+                Integer.toUnsignedLong(raw[4]), raw[5]);
+    }
+
+    static String uuid(byte[] b) {
+        String hex = HexFormat.of().formatHex(b);
+        return hex.substring(0, 8) + "-" + hex.substring(8, 12) + "-" + hex.substring(12, 16) + "-"
+                + hex.substring(16, 20) + "-" + hex.substring(20);
+    }
+
+    @JsonProperty
+    public String stateName() {
+        return name(STATES, state);
+    }
+
+    @JsonProperty
+    public String statusName() {
+        return NvmlReturn.of(status).name();
+    }
+
+    @JsonProperty
+    public String healthSummaryName() {
+        return name(SUMMARIES, healthSummary);
+    }
+
+    @JsonProperty
+    public Health health() {
+        return new Health(
+                name(TRI_STATE, (int) (healthMask & 0x3)),
+                name(TRI_STATE, (int) ((healthMask >> 2) & 0x3)),
+                name(TRI_STATE, (int) ((healthMask >> 4) & 0x3)),
+                name(TRI_STATE, (int) ((healthMask >> 6) & 0x3)),
+                name(CONFIGURATION, (int) ((healthMask >> 8) & 0xF)),
+                healthMask & ~KNOWN_HEALTH_BITS);
+    }
+
+    /** True when the GPU finished joining its fabric. */
+    public boolean completed() {
+        return state == STATE_COMPLETED;
+    }
+
+    /**
+     * Healthy when registration completed without error and nothing in the mask or summary says otherwise;
+     * false when it says otherwise; null when there is no fabric to judge (state not COMPLETED).
+     */
+    @JsonProperty
+    public Boolean healthy() {
+        if (!completed()) {
+            return null;
+        }
+        Health h = health();
+        return status == 0
+                && !"UNHEALTHY".equals(healthSummaryName())
+                && !"TRUE".equals(h.routeUnhealthy())
+                && !"TRUE".equals(h.accessTimeoutRecovery())
+                && ("NONE".equals(h.incorrectConfiguration()) || "NOT_SUPPORTED".equals(h.incorrectConfiguration()));
+    }
+
+    /** Bandwidth reduced or capacity limited: works, but slower than it should. */
+    public boolean degraded() {
+        return "TRUE".equals(health().degradedBandwidth()) || "LIMITED_CAPACITY".equals(healthSummaryName());
+    }
+
+    private static String name(List<String> names, int value) {
+        return value >= 0 && value < names.size() ? names.get(value) : "UNKNOWN_" + value;
+    }
+
+    /** The health mask's fields, named as in nvml.h. */
+    public record Health(String degradedBandwidth, String routeRecovery, String routeUnhealthy,
+                         String accessTimeoutRecovery, String incorrectConfiguration, long unknownBits) {
+    }
+}

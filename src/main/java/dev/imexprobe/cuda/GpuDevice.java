@@ -1,0 +1,31 @@
+package dev.imexprobe.cuda;
+
+import java.util.Map;
+
+/**
+ * One GPU as this process sees it: ordinal (after CUDA_VISIBLE_DEVICES), identity, the attributes fabric
+ * memory depends on, the allocation granularity, and NVML's view of its fabric registration.
+ *
+ * @param attributes       attribute name → value, or the CUresult name when reading it failed
+ * @param granularityBytes the minimum granularity of a FABRIC allocation; 0 when the driver refused to say
+ * @param fabric           null when NVML could not be asked; fabricResult says why
+ */
+public record GpuDevice(int index, String uuid, String name, String pciBusId, Map<String, Object> attributes,
+                        long granularityBytes, FabricInfo fabric, NvmlReturn fabricResult) {
+
+    public boolean supports(DeviceAttribute attribute) {
+        return Integer.valueOf(1).equals(attributes.get(attributeKey(attribute)));
+    }
+
+    public static String attributeKey(DeviceAttribute attribute) {
+        return switch (attribute) {
+            case VIRTUAL_MEMORY_MANAGEMENT -> "virtualMemoryManagement";
+            case POSIX_FILE_DESCRIPTOR -> "posixFileDescriptor";
+            case GPU_DIRECT_RDMA_WITH_CUDA_VMM -> "gpuDirectRdmaWithCudaVmm";
+            case FABRIC -> "fabric";
+            case MULTICAST -> "multicast";
+            case COMPUTE_CAPABILITY_MAJOR -> "computeCapabilityMajor";
+            case COMPUTE_CAPABILITY_MINOR -> "computeCapabilityMinor";
+        };
+    }
+}

@@ -1,0 +1,267 @@
+package dev.imexprobe.cuda;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@link CudaDriver} through the JNI shim. The shim opens the libraries once per process, so there is one
+ * instance per process ({@link #get()}); NVML is initialised lazily and its failure only costs fabric info.
+ */
+public final class JniCudaDriver implements CudaDriver {
+
+    private static volatile JniCudaDriver instance;
+
+    private final DriverStatus status;
+    private volatile NvmlReturn nvmlInit;
+
+    private JniCudaDriver(DriverStatus status) {
+        this.status = status;
+    }
+
+    /** Opens the libraries named by IMEXPROBE_CUDA_LIBRARY / IMEXPROBE_NVML_LIBRARY, or the sonames. */
+    public static JniCudaDriver get() {
+        JniCudaDriver d = instance;
+        if (d == null) {
+            synchronized (JniCudaDriver.class) {
+                d = instance;
+                if (d == null) {
+                    d = new JniCudaDriver(open());
+                    instance = d;
+                }
+            }
+        }
+        return d;
+    }
+
+    private static DriverStatus open() {
+        String[] out = new String[4];
+        int loaded = CudaNative.open(null, null, out);
+        boolean cuda = (loaded & 1) != 0;
+        String fakeText = cuda || out[0] != null ? CudaNative.fakeInfo() : null;
+        List<String> missing = cuda ? List.of(CudaNative.missingEntryPoints()) : List.of();
+        return new DriverStatus(cuda, out[0], out[1], (loaded & 2) != 0, out[2], out[3], parseFakeInfo(fakeText),
+                missing);
+    }
+
+    static Map<String, String> parseFakeInfo(String text) {
+        if (text == null) {
+            return null;
+        }
+        Map<String, String> info = new LinkedHashMap<>();
+        for (String line : text.split("\n")) {
+            int eq = line.indexOf('=');
+            if (eq > 0) {
+                info.put(line.substring(0, eq).trim(), line.substring(eq + 1).trim());
+            }
+        }
+        return Map.copyOf(info);
+    }
+
+    @Override
+    public DriverStatus status() {
+        if (status.fake() == null) {
+            return status;
+        }
+        // The fake's counters move; read them afresh.
+        return new DriverStatus(status.cudaLoaded(), status.cudaLibrary(), status.cudaMessage(), status.nvmlLoaded(),
+                status.nvmlLibrary(), status.nvmlMessage(), parseFakeInfo(CudaNative.fakeInfo()),
+                status.missingOptionalEntryPoints());
+    }
+
+    @Override
+    public CuResult init() {
+        return CuResult.of(CudaNative.init());
+    }
+
+    @Override
+    public CuCall<Integer> driverVersion() {
+        int[] out = new int[1];
+        return call(CudaNative.driverGetVersion(out), out[0]);
+    }
+
+    @Override
+    public CuCall<Integer> deviceCount() {
+        int[] out = new int[1];
+        return call(CudaNative.deviceGetCount(out), out[0]);
+    }
+
+    @Override
+    public CuCall<String> deviceName(int ordinal) {
+        String[] out = new String[1];
+        return call(CudaNative.deviceGetName(ordinal, out), out[0]);
+    }
+
+    @Override
+    public CuCall<String> deviceUuid(int ordinal) {
+        byte[] out = new byte[16];
+        int rc = CudaNative.deviceGetUuid(ordinal, out);
+        return call(rc, "GPU-" + FabricInfo.uuid(out));
+    }
+
+    @Override
+    public CuCall<String> pciBusId(int ordinal) {
+        String[] out = new String[1];
+        return call(CudaNative.deviceGetPciBusId(ordinal, out), out[0]);
+    }
+
+    @Override
+    public CuCall<Integer> attribute(int ordinal, DeviceAttribute attribute) {
+        int[] out = new int[1];
+        return call(CudaNative.deviceGetAttribute(attribute.code(), ordinal, out), out[0]);
+    }
+
+    @Override
+    public CuCall<long[]> memoryInfo(int ordinal) {
+        long[] out = new long[2];
+        return call(CudaNative.memGetInfo(ordinal, out), out);
+    }
+
+    @Override
+    public CuCall<Long> granularity(int ordinal, Set<HandleType> types) {
+        long[] out = new long[1];
+        return call(CudaNative.memGetAllocationGranularity(ordinal, HandleType.mask(types), false, out), out[0]);
+    }
+
+    @Override
+    public CuCall<Long> memCreate(int ordinal, long size, Set<HandleType> types) {
+        long[] out = new long[1];
+        return call(CudaNative.memCreate(ordinal, size, HandleType.mask(types), out), out[0]);
+    }
+
+    @Override
+    public CuResult memRelease(int ordinal, long handle) {
+        return CuResult.of(CudaNative.memRelease(ordinal, handle));
+    }
+
+    @Override
+    public CuCall<FabricHandle> exportFabric(int ordinal, long handle) {
+        byte[] out = new byte[FabricHandle.SIZE];
+        int rc = CudaNative.memExportFabric(ordinal, handle, out);
+        return rc == 0 ? CuCall.ok(FabricHandle.of(out)) : CuCall.failed(CuResult.of(rc));
+    }
+
+    @Override
+    public CuCall<Integer> exportPosixFd(int ordinal, long handle) {
+        int[] out = new int[1];
+        return call(CudaNative.memExportPosixFd(ordinal, handle, out), out[0]);
+    }
+
+    @Override
+    public CuCall<Long> importFabric(int ordinal, FabricHandle handle) {
+        long[] out = new long[1];
+        return call(CudaNative.memImportFabric(ordinal, handle.bytes(), out), out[0]);
+    }
+
+    @Override
+    public CuCall<Long> importPosixFd(int ordinal, int fd) {
+        long[] out = new long[1];
+        return call(CudaNative.memImportPosixFd(ordinal, fd, out), out[0]);
+    }
+
+    @Override
+    public CuCall<Long> addressReserve(int ordinal, long size, long alignment) {
+        long[] out = new long[1];
+        return call(CudaNative.memAddressReserve(ordinal, size, alignment, out), out[0]);
+    }
+
+    @Override
+    public CuResult addressFree(int ordinal, long ptr, long size) {
+        return CuResult.of(CudaNative.memAddressFree(ordinal, ptr, size));
+    }
+
+    @Override
+    public CuResult map(int ordinal, long ptr, long size, long handle) {
+        return CuResult.of(CudaNative.memMap(ordinal, ptr, size, handle));
+    }
+
+    @Override
+    public CuResult unmap(int ordinal, long ptr, long size) {
+        return CuResult.of(CudaNative.memUnmap(ordinal, ptr, size));
+    }
+
+    @Override
+    public CuResult setAccess(int ordinal, long ptr, long size, int accessOrdinal) {
+        return CuResult.of(CudaNative.memSetAccess(ordinal, ptr, size, accessOrdinal));
+    }
+
+    @Override
+    public CuResult fillPattern(int ordinal, long ptr, long size, long seed) {
+        return CuResult.of(CudaNative.memFillPattern(ordinal, ptr, size, seed));
+    }
+
+    @Override
+    public CuCall<Long> verifyPattern(int ordinal, long ptr, long size, long seed) {
+        long[] out = new long[1];
+        return call(CudaNative.memVerifyPattern(ordinal, ptr, size, seed, out), out[0]);
+    }
+
+    @Override
+    public CuCall<Float> copyTimed(int ordinal, long dst, long src, long size, int iterations) {
+        float[] out = new float[1];
+        return call(CudaNative.memcpyDtoDTimed(ordinal, dst, src, size, iterations, out), out[0]);
+    }
+
+    @Override
+    public String errorString(CuResult result) {
+        return status.cudaLoaded() ? CudaNative.getErrorString(result.code()) : null;
+    }
+
+    @Override
+    public NvmlCall<String> nvmlDriverVersion() {
+        NvmlReturn init = nvmlInit();
+        if (!init.ok()) {
+            return NvmlCall.failed(init);
+        }
+        String[] out = new String[1];
+        int rc = NvmlNative.systemGetDriverVersion(out);
+        return rc == 0 ? NvmlCall.ok(out[0]) : NvmlCall.failed(NvmlReturn.of(rc));
+    }
+
+    @Override
+    public NvmlCall<FabricInfo> fabricInfo(String gpuUuid) {
+        NvmlReturn init = nvmlInit();
+        if (!init.ok()) {
+            return NvmlCall.failed(init);
+        }
+        long[] handle = new long[1];
+        int rc = NvmlNative.deviceGetHandleByUuid(gpuUuid, handle);
+        if (rc != 0) {
+            return NvmlCall.failed(NvmlReturn.of(rc));
+        }
+        int[] raw = new int[6];
+        byte[] cluster = new byte[16];
+        rc = NvmlNative.deviceGetGpuFabricInfo(handle[0], raw, cluster);
+        return rc == 0 ? NvmlCall.ok(FabricInfo.decode(raw, cluster)) : NvmlCall.failed(NvmlReturn.of(rc));
+    }
+
+    @Override
+    public void closeFd(int fd) {
+        FdPassing.close(fd);
+    }
+
+    private NvmlReturn nvmlInit() {
+        NvmlReturn r = nvmlInit;
+        if (r == null) {
+            synchronized (this) {
+                r = nvmlInit;
+                if (r == null) {
+                    r = status.nvmlLoaded() ? NvmlReturn.of(NvmlNative.init()) : NvmlReturn.LIBRARY_NOT_FOUND;
+                    nvmlInit = r;
+                }
+            }
+        }
+        return r;
+    }
+
+    private static <T> CuCall<T> call(int rc, T value) {
+        return rc == 0 ? CuCall.ok(value) : CuCall.failed(CuResult.of(rc));
+    }
+
+    @Override
+    public String toString() {
+        return "JniCudaDriver[" + status.cudaLibrary() + (status.isFake() ? ", fake" : "") + "]";
+    }
+
+}

@@ -1,0 +1,84 @@
+package dev.imexprobe.cuda;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A reserved virtual address range, optionally with an allocation mapped into it and access granted. Closing
+ * unmaps (when mapped) and frees the range, returning the first failure; a second close does nothing.
+ */
+public final class Mapping implements AutoCloseable {
+
+    private final CudaDriver driver;
+    private final int ordinal;
+    private final long ptr;
+    private final long size;
+    private volatile boolean mapped;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Mapping(CudaDriver driver, int ordinal, long ptr, long size) {
+        this.driver = driver;
+        this.ordinal = ordinal;
+        this.ptr = ptr;
+        this.size = size;
+        LiveAllocations.acquired(LiveAllocations.Kind.MAPPING);
+    }
+
+    /** Reserves {@code size} bytes of virtual address space aligned to {@code alignment}. */
+    public static CuCall<Mapping> reserve(CudaDriver driver, int ordinal, long size, long alignment) {
+        CuCall<Long> c = driver.addressReserve(ordinal, size, alignment);
+        return c.ok() ? CuCall.ok(new Mapping(driver, ordinal, c.value(), size)) : CuCall.failed(c.result());
+    }
+
+    public CuResult map(Allocation allocation) {
+        CuResult r = driver.map(ordinal, ptr, size, allocation.handle());
+        mapped = r.ok();
+        return r;
+    }
+
+    /** Grants read-write access to the device with {@code accessOrdinal}. */
+    public CuResult setAccess(int accessOrdinal) {
+        return driver.setAccess(ordinal, ptr, size, accessOrdinal);
+    }
+
+    public CuResult fill(long seed) {
+        return driver.fillPattern(ordinal, ptr, size, seed);
+    }
+
+    /** Value: offset of the first word that differs from the seed's pattern, or -1. */
+    public CuCall<Long> verify(long seed) {
+        return driver.verifyPattern(ordinal, ptr, size, seed);
+    }
+
+    public long ptr() {
+        return ptr;
+    }
+
+    public long size() {
+        return size;
+    }
+
+    public int ordinal() {
+        return ordinal;
+    }
+
+    /** For try-with-resources; the result is dropped, so probes call {@link #release()} instead. */
+    @Override
+    public void close() {
+        release();
+    }
+
+    /** Releases once and returns what the driver said; later calls return SUCCESS without a driver call. */
+    public CuResult release() {
+        if (!closed.compareAndSet(false, true)) {
+            return CuResult.SUCCESS;
+        }
+        LiveAllocations.released(LiveAllocations.Kind.MAPPING);
+        CuResult first = CuResult.SUCCESS;
+        if (mapped) {
+            first = driver.unmap(ordinal, ptr, size);
+            mapped = false;
+        }
+        CuResult freed = driver.addressFree(ordinal, ptr, size);
+        return first.ok() ? freed : first;
+    }
+}

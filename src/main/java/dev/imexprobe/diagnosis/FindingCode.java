@@ -1,0 +1,213 @@
+package dev.imexprobe.diagnosis;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The findings catalogue: every diagnosis imexprobe can make, with its severity, default blame, cause and
+ * remedy. This enum is the one place they are written; docs/findings.md is checked against it by a test.
+ * {@code {name}} in a text is replaced by the evidence value of that name.
+ */
+public enum FindingCode {
+
+    // ---- local evidence: the node itself ------------------------------------------------------------------
+    NO_DRIVER(Severity.ERROR, Blame.LOCAL,
+            "No usable NVIDIA driver library: {reason}.",
+            "Run on a GPU node inside a container started by the NVIDIA container runtime (or with the driver "
+                    + "libraries mounted), or point IMEXPROBE_CUDA_LIBRARY at libcuda.so.1."),
+    NO_GPU(Severity.ERROR, Blame.LOCAL,
+            "The driver loaded but this process sees no GPU (cuInit: {cuResultName}; CUDA_VISIBLE_DEVICES={visibleDevices}).",
+            "Request a GPU for the pod (nvidia.com/gpu or a DRA ResourceClaim) and check CUDA_VISIBLE_DEVICES "
+                    + "and the /dev/nvidia* device nodes the container was given."),
+    VMM_UNSUPPORTED(Severity.ERROR, Blame.LOCAL,
+            "GPU {gpu} does not support the virtual memory management API (cuMemCreate/cuMemMap).",
+            "Fabric memory needs VMM: use a supported GPU and a driver of CUDA 11.3 or later."),
+    FABRIC_UNSUPPORTED(Severity.ERROR, Blame.LOCAL,
+            "GPU {gpu} reports HANDLE_TYPE_FABRIC_SUPPORTED=0: it cannot export fabric handles.",
+            "FABRIC handles need a Hopper or newer GPU with a driver of CUDA 12.3 or later; on older systems "
+                    + "use POSIX_FD handles within one node."),
+    NO_IMEX_CHANNEL(Severity.ERROR, Blame.LOCAL,
+            "No IMEX channel is usable in {channelDir}: {channelState}. cuMemCreate(FABRIC) returns 800 "
+                    + "NOT_PERMITTED without one (measured on an H200).",
+            "Give the pod a channel: a ComputeDomain ResourceClaim (DRA driver) or, on a plain host, as root: "
+                    + "mkdir -p /dev/nvidia-caps-imex-channels && mknod -m 666 "
+                    + "/dev/nvidia-caps-imex-channels/channel0 c $(awk '$2==\"nvidia-caps-imex-channels\"{print $1}' "
+                    + "/proc/devices) 0"),
+    CHANNEL_MAJOR_MISMATCH(Severity.ERROR, Blame.LOCAL,
+            "{channel} is a character device with major {major}, but the driver's nvidia-caps-imex-channels "
+                    + "major is {expectedMajor}: it is a stale node (the module was reloaded) and opens nothing.",
+            "Re-create the node with the current major from /proc/devices, or restart the pod so the DRA driver "
+                    + "injects a fresh one."),
+    CHANNEL_MINOR_MISMATCH(Severity.WARNING, Blame.LOCAL,
+            "{channel} has minor {minor}: it grants channel {minor}, not the channel its name says.",
+            "Name channel nodes after their minor number; exporter and importer must hold the same channel."),
+    CHANNEL_UNREADABLE(Severity.ERROR, Blame.LOCAL,
+            "{channel} exists but cannot be opened ({error}).",
+            "Give the container read access to the channel node (device cgroup rule or the DRA claim) and check "
+                    + "its permissions."),
+    IMEX_DAEMON_NOT_READY(Severity.ERROR, Blame.LOCAL,
+            "The IMEX daemon on this node is configured but not ready (nvidia-imex-ctl -q: {query}). Imports "
+                    + "from other nodes fail until it is.",
+            "Check the nvidia-imex service (journalctl -u nvidia-imex), its node list and that every peer's "
+                    + "daemon is reachable on its port; with ComputeDomains, check the ComputeDomain's status."),
+    IMEX_DAEMON_TIMEOUT(Severity.WARNING, Blame.LOCAL,
+            "nvidia-imex-ctl did not answer within {timeoutMillis} ms.",
+            "The daemon or its control socket is hung: restart nvidia-imex and look at its log."),
+    IMEX_DAEMON_ABSENT(Severity.INFO, Blame.LOCAL,
+            "No IMEX daemon on this node. Exports and imports within one node work without it (measured on an "
+                    + "H200); imports from other nodes need it.",
+            "Nothing to do for single-node use. For a multi-node NVLink domain, install the IMEX daemon or use "
+                    + "the DRA driver's ComputeDomains."),
+    FABRIC_NOT_SUPPORTED(Severity.INFO, Blame.LOCAL,
+            "NVML reports fabric state NOT_SUPPORTED for GPU {gpu}: no NVLink fabric (multi-node NVLink) here. "
+                    + "Single-node FABRIC handles still work (measured on an H200).",
+            "Nothing to do for single-node use; multi-node NVLink needs an NVSwitch-connected system (GB200/GH200 "
+                    + "NVL) with the fabric manager."),
+    FABRIC_NOT_COMPLETED(Severity.ERROR, Blame.LOCAL,
+            "GPU {gpu} has not finished joining its NVLink fabric (state {state}).",
+            "Check the fabric manager / NVLink subnet manager and nvidia-smi -q (Fabric section); imports across "
+                    + "the NVLink domain fail until the state is COMPLETED."),
+    FABRIC_UNHEALTHY(Severity.ERROR, Blame.LOCAL,
+            "GPU {gpu} joined the fabric but reports a problem: status {status}, health {health}, summary {summary}.",
+            "Look at nvidia-smi -q (Fabric section) and the fabric manager's log; a GPU with an unhealthy route "
+                    + "or wrong configuration must be fixed or drained."),
+    FABRIC_DEGRADED(Severity.WARNING, Blame.LOCAL,
+            "GPU {gpu}'s fabric works with reduced bandwidth (health {health}, summary {summary}).",
+            "Expect slower transfers; check NVLink errors (nvidia-smi nvlink -e) and plan maintenance."),
+    NVML_UNAVAILABLE(Severity.WARNING, Blame.LOCAL,
+            "NVML could not be used ({reason}), so fabric state and health are unknown.",
+            "Mount libnvidia-ml.so.1 into the container (the NVIDIA runtime does) or set IMEXPROBE_NVML_LIBRARY."),
+    SIMULATED(Severity.INFO, Blame.LOCAL,
+            "This agent runs on the fake driver ({library}): every result is simulated.",
+            "Run on a GPU node for real results."),
+
+    // ---- probe evidence: an exchange between an exporter (source) and an importer (target) ------------------
+    CREATE_NOT_PERMITTED(Severity.ERROR, Blame.SOURCE,
+            "cuMemCreate(FABRIC) on the exporter returned 800 NOT_PERMITTED: the exporter has no IMEX channel.",
+            "Give the exporting pod an IMEX channel (see NO_IMEX_CHANNEL)."),
+    IMPORT_NOT_PERMITTED(Severity.ERROR, Blame.TARGET,
+            "cuMemImportFromShareableHandle returned 800 NOT_PERMITTED: the importer lacks the IMEX channel the "
+                    + "exporter's handle is bound to (an export binds to the exporter's lowest-numbered channel; "
+                    + "measured on an H200), or has no channel at all.",
+            "Give both pods the same channel (one ComputeDomain; on one node the pods must share the claim), and "
+                    + "make sure the exporter does not hold a lower-numbered channel the importer lacks."),
+    SAME_NODE_INVALID_DEVICE(Severity.ERROR, Blame.TARGET,
+            "cuMemImportFromShareableHandle returned 101 INVALID_DEVICE with the exporter on the same node "
+                    + "({sourceNode}): the importer cannot see the exporter's GPU. Cross-node imports of the same "
+                    + "kind of handle work, so the driver resolves a same-node fabric handle through the local "
+                    + "GPU, which this container does not have.",
+            "Known workarounds: run exporter and importer in one pod (or one container) that sees both GPUs; or "
+                    + "give the importer the exporter's GPU too (CUDA_VISIBLE_DEVICES / device nodes); or use "
+                    + "POSIX_FD handles between processes of one node. Run `imexprobe ladder` on the node to see "
+                    + "which isolation step breaks it."),
+    INVALID_DEVICE(Severity.ERROR, Blame.TARGET,
+            "An operation returned 101 INVALID_DEVICE on the importer ({stage}).",
+            "Check that the importer's GPU is visible and healthy (nvidia-smi in the pod) and matches the GPU the "
+                    + "request named."),
+    HANDLE_REJECTED(Severity.ERROR, Blame.SOURCE,
+            "The importer's driver rejected the handle ({cuResultName}): it is garbled, released, or its exporter "
+                    + "is gone (measured: random, mutated and released handles and a dead exporter give 801).",
+            "Export afresh and import while the exporter keeps the allocation; check that nothing altered the 64 "
+                    + "bytes on the way."),
+    CONTEXT_POISONED(Severity.ERROR, Blame.TARGET,
+            "The importer's CUDA context is in an illegal state (401 ILLEGAL_STATE), typically after a peer it "
+                    + "imported from vanished mid-use.",
+            "Restart the importing process; its context cannot recover."),
+    ACCESS_DENIED(Severity.ERROR, Blame.TARGET,
+            "cuMemSetAccess on the imported mapping returned {cuResultName}: the importer's GPU may not access "
+                    + "this memory.",
+            "Check that the importer grants access to its own GPU ordinal and that the two GPUs share an NVLink "
+                    + "domain (fabric state COMPLETED, same cluster UUID and clique)."),
+    MAP_FAILED(Severity.ERROR, Blame.TARGET,
+            "Mapping the imported memory failed at {stage} with {cuResultName}.",
+            "Check free GPU memory and address space on the importer, and the size the exporter announced."),
+    PATTERN_MISMATCH(Severity.ERROR, Blame.TARGET,
+            "The memory read through the fabric does not hold the pattern written on the other side ({stage}).",
+            "The mapping succeeded but points at the wrong memory, or the link corrupts data: check NVLink errors "
+                    + "(nvidia-smi nvlink -e) and the fabric health of both GPUs."),
+    DRIVER_ERROR(Severity.ERROR, Blame.TARGET,
+            "{stage} failed with {cuResultName}.",
+            "See the driver's explanation in the evidence and the stage detail; look at dmesg (Xid) on the node."),
+    RELEASE_FAILED(Severity.WARNING, Blame.LOCAL,
+            "Releasing the probe's memory failed with {cuResultName}.",
+            "Watch imexprobe_allocations_live and GPU memory; restart the agent if memory does not return."),
+    TIMEOUT(Severity.ERROR, Blame.TARGET,
+            "{stage} did not finish within its deadline: {detail}",
+            "A driver call that hangs points at the driver or the IMEX daemon (check nvidia-imex and dmesg); a "
+                    + "network timeout at the peer's host and port."),
+    PEER_UNREACHABLE(Severity.ERROR, Blame.TARGET,
+            "The peer agent at {peer} could not be reached: {detail}",
+            "Check that the agent runs there, its Service and the NetworkPolicy allowing agent-to-agent traffic."),
+    PEER_REJECTED(Severity.ERROR, Blame.TARGET,
+            "The peer agent at {peer} refused the request: {detail}",
+            "An authentication refusal means the agents do not share the same token (IMEXPROBE_AUTH_TOKEN); "
+                    + "other refusals name the peer's reason."),
+    PEER_ERROR(Severity.ERROR, Blame.TARGET,
+            "The peer agent at {peer} answered something that is not a probe result: {detail}",
+            "Check that the target is an imexprobe agent of a compatible version."),
+
+    // ---- mesh evidence: many pairs at once ----------------------------------------------------------------
+    TARGET_FAILING(Severity.ERROR, Blame.TARGET,
+            "{failedSources} of {sources} sources fail to import on {targetNode}: the fault is at the target.",
+            "Start with the target node's own findings (GET /v1/node there): channel, daemon and fabric state."),
+    SOURCE_FAILING(Severity.ERROR, Blame.SOURCE,
+            "Exports from {sourceNode} fail on {failedTargets} of {targets} targets: the fault is at the source.",
+            "Start with the source node's own findings (GET /v1/node there): channel, daemon and fabric state.");
+
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{([A-Za-z]+)}");
+
+    private final Severity severity;
+    private final Blame blame;
+    private final String cause;
+    private final String remedy;
+
+    FindingCode(Severity severity, Blame blame, String cause, String remedy) {
+        this.severity = severity;
+        this.blame = blame;
+        this.cause = cause;
+        this.remedy = remedy;
+    }
+
+    public Severity severity() {
+        return severity;
+    }
+
+    public Blame blame() {
+        return blame;
+    }
+
+    /** The cause as written in the catalogue, placeholders and all. */
+    public String causeTemplate() {
+        return cause;
+    }
+
+    public String remedyTemplate() {
+        return remedy;
+    }
+
+    public Finding finding(Map<String, ?> evidence) {
+        return finding(severity, evidence);
+    }
+
+    /** The same finding at another severity, for the few whose weight depends on context. */
+    public Finding finding(Severity actualSeverity, Map<String, ?> evidence) {
+        Map<String, Object> copy = new LinkedHashMap<>();
+        evidence.forEach((k, v) -> copy.put(k, v));
+        return new Finding(name(), actualSeverity, blame, fill(cause, copy), fill(remedy, copy),
+                Collections.unmodifiableMap(copy));
+    }
+
+    private static String fill(String template, Map<String, Object> evidence) {
+        Matcher m = PLACEHOLDER.matcher(template);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            Object v = evidence.get(m.group(1));
+            m.appendReplacement(out, Matcher.quoteReplacement(v == null ? "unknown" : String.valueOf(v)));
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+}

@@ -1,0 +1,171 @@
+package dev.imexprobe.probe;
+
+import dev.imexprobe.cuda.CudaDriver;
+import dev.imexprobe.cuda.HandleType;
+
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The exports this agent holds for its peers: fresh pattern buffers, each released on DELETE, on expiry of
+ * its TTL, or at shutdown. Caps are reserved before any driver call, so concurrent requests cannot exceed them.
+ */
+public final class ExportRegistry implements AutoCloseable {
+
+    private static final List<ProbeStage> EXPORT_STAGES = List.of(new CreateStage(), new ExportStage());
+    private static final ReleaseStage RELEASE = new ReleaseStage();
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final CudaDriver driver;
+    private final StageEngine engine;
+    private final ExportLimits limits;
+    private final Clock clock;
+    private final Map<String, Export> exports = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService sweeper;
+    private int reservedCount;
+    private long reservedBytes;
+
+    /** A live export. */
+    public record Export(String id, ProbeSession session, int gpu, long sizeBytes, Instant expiresAt) {
+    }
+
+    /** The outcome of a create: the export when it succeeded, and the stages either way. */
+    public record Created(Export export, List<StageResult> stages) {
+        public boolean ok() {
+            return export != null;
+        }
+    }
+
+    /** Thrown before any driver call when a cap would be exceeded. */
+    public static final class CapExceededException extends RuntimeException {
+        public CapExceededException(String message) {
+            super(message);
+        }
+    }
+
+    public ExportRegistry(CudaDriver driver, StageEngine engine, ExportLimits limits, Clock clock) {
+        this.driver = driver;
+        this.engine = engine;
+        this.limits = limits;
+        this.clock = clock;
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "export-expiry");
+            t.setDaemon(true);
+            return t;
+        });
+        sweeper.scheduleWithFixedDelay(this::expire, 1, 1, TimeUnit.SECONDS);
+    }
+
+    public ExportLimits limits() {
+        return limits;
+    }
+
+    public Created create(int gpu, long sizeBytes, long seed) {
+        reserve(sizeBytes);
+        ProbeSession session = new ProbeSession(driver, HandleType.FABRIC, sizeBytes, seed, null, gpu, -1);
+        List<StageResult> stages = new ArrayList<>(engine.run(session, EXPORT_STAGES));
+        if (!StageEngine.passed(stages)) {
+            stages.addAll(engine.run(session, List.of(RELEASE)));
+            unreserve(sizeBytes);
+            return new Created(null, List.copyOf(stages));
+        }
+        String id = newId();
+        Export export = new Export(id, session, gpu, sizeBytes, clock.instant().plus(limits.ttl()));
+        exports.put(id, export);
+        return new Created(export, List.copyOf(stages));
+    }
+
+    public Export get(String id) {
+        Export e = id == null ? null : exports.get(id);
+        return e == null || expired(e) ? null : e;
+    }
+
+    /** The exporter's half of write-back: does the export now hold the pattern of {@code seed}? Null if unknown. */
+    public StageResult verify(String id, long seed) {
+        Export e = get(id);
+        if (e == null) {
+            return null;
+        }
+        ProbeSession view = new ProbeSession(driver, HandleType.FABRIC, e.sizeBytes(), null, seed, e.gpu(), -1);
+        view.exporterMapping = e.session().exporterMapping;
+        return engine.run(view, List.of(new WritebackStage(WritebackStage.Side.CHECK))).getFirst();
+    }
+
+    /** Releases an export now; null when there is no such export. */
+    public StageResult release(String id) {
+        Export e = exports.remove(id);
+        if (e == null) {
+            return null;
+        }
+        unreserve(e.sizeBytes());
+        return engine.run(e.session(), List.of(RELEASE)).getFirst();
+    }
+
+    public int size() {
+        return exports.size();
+    }
+
+    public long bytesHeld() {
+        synchronized (this) {
+            return reservedBytes;
+        }
+    }
+
+    private synchronized void reserve(long bytes) {
+        if (bytes > limits.maxBytes()) {
+            throw new CapExceededException("an export may hold at most " + limits.maxBytes() + " bytes; "
+                    + bytes + " asked");
+        }
+        if (reservedCount + 1 > limits.maxExports()) {
+            throw new CapExceededException("this agent already holds " + reservedCount
+                    + " exports, the most it allows; retry after some expire (TTL " + limits.ttl().toSeconds() + " s)");
+        }
+        if (reservedBytes + bytes > limits.totalBytes()) {
+            throw new CapExceededException("exports would hold " + (reservedBytes + bytes) + " bytes, more than the "
+                    + limits.totalBytes() + " this agent allows");
+        }
+        reservedCount++;
+        reservedBytes += bytes;
+    }
+
+    private synchronized void unreserve(long bytes) {
+        reservedCount--;
+        reservedBytes -= bytes;
+    }
+
+    private boolean expired(Export e) {
+        return !clock.instant().isBefore(e.expiresAt());
+    }
+
+    void expire() {
+        for (Export e : List.copyOf(exports.values())) {
+            if (expired(e)) {
+                release(e.id());
+            }
+        }
+    }
+
+    private static String newId() {
+        byte[] b = new byte[16];
+        RANDOM.nextBytes(b);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+    }
+
+    /** Releases every export: at shutdown nothing may stay allocated on the GPU. */
+    @Override
+    public void close() {
+        sweeper.shutdownNow();
+        for (String id : List.copyOf(exports.keySet())) {
+            release(id);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.imexprobe.probe;
+
+import dev.imexprobe.cuda.CudaDriver;
+import dev.imexprobe.cuda.FabricHandle;
+
+import java.util.List;
+
+/**
+ * The importer's half of an exchange: import, reserve, map, access, verify, write the write-back pattern,
+ * release. Everything imported is released on every path (the release stage always runs; a stage stuck in
+ * the driver releases on return).
+ */
+public final class Importer {
+
+    static final List<ProbeStage> STAGES = List.of(new ImportStage(), new ReserveStage(), new MapStage(),
+            new AccessStage(), new VerifyStage(), new WritebackStage(WritebackStage.Side.WRITE), new ReleaseStage());
+
+    private final CudaDriver driver;
+    private final StageEngine engine;
+
+    public Importer(CudaDriver driver, StageEngine engine) {
+        this.driver = driver;
+        this.engine = engine;
+    }
+
+    public List<StageResult> importFabric(FabricHandle handle, long sizeBytes, int gpu, Long seed, Long writebackSeed) {
+        return engine.run(ProbeSession.forImport(driver, handle, sizeBytes, gpu, seed, writebackSeed), STAGES);
+    }
+
+    /** A descriptor received from a process on this host; the session closes it. */
+    public List<StageResult> importPosixFd(int fd, long sizeBytes, int gpu, Long seed, Long writebackSeed) {
+        return engine.run(ProbeSession.forFdImport(driver, fd, sizeBytes, gpu, seed, writebackSeed), STAGES);
+    }
+}

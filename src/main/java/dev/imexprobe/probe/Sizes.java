@@ -1,0 +1,18 @@
+package dev.imexprobe.probe;
+
+/** Byte counts as people read them. */
+final class Sizes {
+
+    private Sizes() {
+    }
+
+    static String human(long bytes) {
+        if (bytes >= (1L << 30) && bytes % (1L << 30) == 0) {
+            return (bytes >> 30) + " GiB";
+        }
+        if (bytes >= (1L << 20) && bytes % (1L << 20) == 0) {
+            return (bytes >> 20) + " MiB";
+        }
+        return bytes + " bytes";
+    }
+}
