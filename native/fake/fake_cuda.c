@@ -194,12 +194,10 @@ static uint64_t process_start(pid_t pid) {
     char path[64], line[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     read_small_file(path, line, sizeof line);
-    char *p = strrchr(line, ')'); /* the command name may hold spaces and parentheses */
+    char *p = strrchr(line, ')'); /* the command name (field 2) may hold spaces and parentheses */
     if (!p) return 0;
-    p++;
-    for (int field = 2; field < 22 && p; field++) {
-        p = strchr(p + 1, ' ');
-    }
+    p++; /* the space before field 3 */
+    for (int field = 3; field < 22 && p; field++) p = strchr(p + 1, ' ');
     return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 

@@ -9,26 +9,27 @@ import java.util.Locale;
  * is written down; every runner, document and metric takes its names from here.
  */
 public enum Stage {
-    /** cuMemCreate on the exporter, plus the exporter's own mapping to write the pattern. */
-    CREATE,
-    /** cuMemExportToShareableHandle. */
-    EXPORT,
-    /** The handle's trip to the importer (HTTP between agents; nothing in one process). */
-    TRANSFER,
-    /** cuMemImportFromShareableHandle on the importer. */
-    IMPORT,
-    /** cuMemAddressReserve on the importer. */
-    RESERVE,
-    /** cuMemMap of the imported handle. */
-    MAP,
-    /** cuMemSetAccess for the importer's GPU. */
-    ACCESS,
-    /** Read back through the imported mapping and compare with the exporter's pattern. */
-    VERIFY,
-    /** The importer writes a second pattern, the exporter checks it: proves write access across the fabric. */
-    WRITEBACK,
-    /** cuMemUnmap, cuMemAddressFree and cuMemRelease on both sides; the first failure is reported. */
-    RELEASE;
+    CREATE("cuMemCreate on the exporter's GPU, then the exporter's own mapping and the pattern written into it"),
+    EXPORT("cuMemExportToShareableHandle: 64 bytes for FABRIC, a descriptor for POSIX_FD"),
+    TRANSFER("the handle's trip to the importer: HTTP between agents, a Unix socket on one host, nothing in one process"),
+    IMPORT("cuMemImportFromShareableHandle on the importer's GPU"),
+    RESERVE("cuMemAddressReserve of a virtual address range on the importer"),
+    MAP("cuMemMap of the imported handle into that range"),
+    ACCESS("cuMemSetAccess granting the importer's GPU read-write access"),
+    VERIFY("read back through the imported mapping and compare with the exporter's pattern"),
+    WRITEBACK("the importer writes a second pattern and the exporter checks it: write access across the fabric"),
+    RELEASE("cuMemUnmap, cuMemAddressFree and cuMemRelease on both sides; the first failure is reported");
+
+    private final String purpose;
+
+    Stage(String purpose) {
+        this.purpose = purpose;
+    }
+
+    /** What the stage does, in a sentence (for debug=true and the docs). */
+    public String purpose() {
+        return purpose;
+    }
 
     @JsonValue
     public String label() {

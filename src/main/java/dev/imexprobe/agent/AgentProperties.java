@@ -1,0 +1,151 @@
+package dev.imexprobe.agent;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.context.properties.bind.Name;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Everything an operator can set, validated while it is bound: a bad value stops the agent at start with a
+ * message naming the property and the rule. Property segments are single words so that the environment form
+ * (IMEXPROBE_MESH_INTERVAL) maps onto them.
+ */
+@ConfigurationProperties("imexprobe")
+public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers, @DefaultValue Mesh mesh,
+                              @DefaultValue Node node, @DefaultValue Exports exports, @DefaultValue Driver driver,
+                              @DefaultValue Probe probe, @DefaultValue Metrics metrics, @DefaultValue Ladder ladder,
+                              @DefaultValue Readiness readiness) {
+
+    public AgentProperties {
+        auth = auth != null ? auth : new Auth(null, true);
+        peers = peers != null ? peers : new Peers(List.of(), null, new Kubernetes(null, null, null, 8080));
+        mesh = mesh != null ? mesh : new Mesh(Duration.ofSeconds(30), 0.2, 0, 4, Duration.ofSeconds(300), null);
+        node = node != null ? node : new Node(null);
+        exports = exports != null ? exports : new Exports(Duration.ofSeconds(60), 64, 1L << 30, 4L << 30);
+        driver = driver != null ? driver : new Driver(Duration.ofSeconds(5), 16);
+        probe = probe != null ? probe : new Probe(8, Duration.ofSeconds(10), 0);
+        metrics = metrics != null ? metrics : new Metrics(false);
+        ladder = ladder != null ? ladder : new Ladder(false);
+        readiness = readiness != null ? readiness : new Readiness(true, true, true);
+    }
+
+    /**
+     * @param token    the agents' shared secret (IMEXPROBE_AUTH_TOKEN), at least 16 characters
+     * @param required when true (the default) and no token is set, export/import endpoints refuse everyone
+     */
+    public record Auth(String token, @DefaultValue("true") boolean required) {
+        public Auth {
+            if (token != null && !token.isBlank() && token.length() < 16) {
+                throw new IllegalArgumentException("imexprobe.auth.token must be at least 16 characters "
+                        + "(the chart generates 32); got " + token.length());
+            }
+            token = token == null || token.isBlank() ? null : token;
+        }
+    }
+
+    public record Peers(@Name("static") List<String> staticList, String dns, @DefaultValue Kubernetes kubernetes) {
+        public Peers {
+            staticList = staticList == null ? List.of() : List.copyOf(staticList);
+            kubernetes = kubernetes != null ? kubernetes : new Kubernetes(null, null, null, 8080);
+        }
+    }
+
+    /**
+     * @param api  API server base URL; default the in-cluster https://kubernetes.default.svc
+     * @param port the agents' HTTP port on each pod
+     */
+    public record Kubernetes(String selector, String namespace, String api, @DefaultValue("8080") int port) {
+        public Kubernetes {
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("imexprobe.peers.kubernetes.port must be 1..65535, got " + port);
+            }
+        }
+    }
+
+    /**
+     * @param interval    how often each pair is probed
+     * @param jitter      fraction of the interval by which rounds are spread (0..0.5)
+     * @param subset      probe only this many peers per round, chosen by rendezvous hashing (0 = all)
+     * @param concurrency probes in flight at once during a round
+     * @param maxbackoff  the longest an unreachable peer is left alone
+     * @param size        bytes per mesh probe (default: the GPU's granularity)
+     */
+    public record Mesh(@DefaultValue("30s") Duration interval, @DefaultValue("0.2") double jitter,
+                       @DefaultValue("0") int subset, @DefaultValue("4") int concurrency,
+                       @DefaultValue("300s") Duration maxbackoff, Long size) {
+        public Mesh {
+            if (interval.compareTo(Duration.ofMillis(200)) < 0) {
+                throw new IllegalArgumentException("imexprobe.mesh.interval must be at least 200ms, got " + interval);
+            }
+            if (jitter < 0 || jitter > 0.5) {
+                throw new IllegalArgumentException("imexprobe.mesh.jitter must be between 0 and 0.5, got " + jitter);
+            }
+            if (subset < 0) {
+                throw new IllegalArgumentException("imexprobe.mesh.subset must be 0 (all peers) or more, got " + subset);
+            }
+            if (concurrency < 1 || concurrency > 64) {
+                throw new IllegalArgumentException("imexprobe.mesh.concurrency must be 1..64, got " + concurrency);
+            }
+            if (size != null && size <= 0) {
+                throw new IllegalArgumentException("imexprobe.mesh.size must be positive, got " + size);
+            }
+        }
+    }
+
+    public record Node(String name) {
+    }
+
+    public record Exports(@DefaultValue("60s") Duration ttl, @DefaultValue("64") int max,
+                          @DefaultValue("1073741824") long maxbytes, @DefaultValue("4294967296") long totalbytes) {
+        public Exports {
+            if (ttl.isNegative() || ttl.isZero() || max < 1 || maxbytes < 1 || totalbytes < maxbytes) {
+                throw new IllegalArgumentException("imexprobe.exports: ttl, max and maxbytes must be positive and "
+                        + "totalbytes at least maxbytes (ttl=" + ttl + ", max=" + max + ", maxbytes=" + maxbytes
+                        + ", totalbytes=" + totalbytes + ")");
+            }
+        }
+    }
+
+    /**
+     * @param timeout deadline of each driver stage
+     * @param threads the bounded pool driver calls run on
+     */
+    public record Driver(@DefaultValue("5s") Duration timeout, @DefaultValue("16") int threads) {
+        public Driver {
+            if (timeout.compareTo(Duration.ofMillis(10)) < 0 || threads < 1 || threads > 256) {
+                throw new IllegalArgumentException("imexprobe.driver: timeout must be at least 10ms and threads "
+                        + "1..256 (timeout=" + timeout + ", threads=" + threads + ")");
+            }
+        }
+    }
+
+    /**
+     * @param concurrency /probe requests served at once; more get 429 with Retry-After
+     * @param timeout     deadline of each call to a peer agent
+     * @param retryafter  seconds to put in Retry-After (0 = one mesh interval's worth, at least 1)
+     */
+    public record Probe(@DefaultValue("8") int concurrency, @DefaultValue("10s") Duration timeout,
+                        @DefaultValue("0") int retryafter) {
+        public Probe {
+            if (concurrency < 1 || timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("imexprobe.probe: concurrency must be at least 1 and timeout "
+                        + "positive (concurrency=" + concurrency + ", timeout=" + timeout + ")");
+            }
+        }
+    }
+
+    /** @param pairs add source/target pair labels to the stage counters and histogram (cardinality!) */
+    public record Metrics(@DefaultValue("false") boolean pairs) {
+    }
+
+    /** @param enabled serve POST /v1/ladder (admin only, token required) */
+    public record Ladder(@DefaultValue("false") boolean enabled) {
+    }
+
+    /** Which conditions readiness requires. */
+    public record Readiness(@DefaultValue("true") boolean driver, @DefaultValue("true") boolean gpu,
+                            @DefaultValue("true") boolean channel) {
+    }
+}

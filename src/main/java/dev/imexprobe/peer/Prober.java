@@ -1,0 +1,411 @@
+package dev.imexprobe.peer;
+
+import dev.imexprobe.cuda.FabricHandle;
+import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.diagnosis.Finding;
+import dev.imexprobe.diagnosis.FindingCode;
+import dev.imexprobe.diagnosis.ProbeDiagnosis;
+import dev.imexprobe.probe.Direction;
+import dev.imexprobe.probe.ExportRegistry;
+import dev.imexprobe.probe.ExportReply;
+import dev.imexprobe.probe.GpuSelector;
+import dev.imexprobe.probe.ImportReply;
+import dev.imexprobe.probe.Importer;
+import dev.imexprobe.probe.LocalAgent;
+import dev.imexprobe.probe.PairResult;
+import dev.imexprobe.probe.ProbeReport;
+import dev.imexprobe.probe.Seeds;
+import dev.imexprobe.probe.Stage;
+import dev.imexprobe.probe.StageEngine;
+import dev.imexprobe.probe.StageReply;
+import dev.imexprobe.probe.StageResult;
+import dev.imexprobe.probe.StageStatus;
+import dev.imexprobe.probe.TransferStage;
+import dev.imexprobe.probe.Verdict;
+
+import tools.jackson.databind.JsonNode;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A real export → import between this agent and another, stage by stage, in either direction: push (this
+ * agent exports, the target imports) or pull (the target exports, this agent imports). Both halves report
+ * their own stages; this class stitches them into one sequence in the order of {@link Stage}, measures the
+ * transfer as the round trip minus the peer's own work, and names the finding.
+ */
+public final class Prober {
+
+    private final LocalAgent self;
+    private final ExportRegistry registry;
+    private final Importer importer;
+    private final PeerClient client;
+
+    public Prober(LocalAgent self, ExportRegistry registry, Importer importer, PeerClient client) {
+        this.self = self;
+        this.registry = registry;
+        this.importer = importer;
+        this.client = client;
+    }
+
+    /** What to probe. Null selectors mean every GPU; null size means the exporter GPU's granularity. */
+    public record Request(String target, Set<Direction> directions, String gpu, String peerGpu, Long sizeBytes,
+                          boolean writeback, boolean debug) {
+    }
+
+    /** Who the target is, from its /v1/node. */
+    public record Peer(String target, String node, String agentId, List<GpuSelector.Gpu> gpus) {
+    }
+
+    /**
+     * Probes every selected pair in every requested direction. Throws IllegalArgumentException for a GPU
+     * selector that matches nothing (the caller's mistake); everything else is a result.
+     */
+    public ProbeReport probe(Request request) {
+        long start = System.nanoTime();
+        PeerCall<JsonNode> info = client.node(request.target());
+        if (!info.ok()) {
+            PairResult r = unreachable(request.target(), info);
+            return new ProbeReport(request.target(), null, Verdict.FAIL, seconds(start), List.of(r));
+        }
+        Peer peer = parsePeer(request.target(), info.value());
+        if (peer == null) {
+            PairResult r = unreachable(request.target(), PeerCall.failed(PeerCall.Kind.GARBLED, info.httpStatus(),
+                    "its /v1/node does not describe an imexprobe agent", info.nanos()));
+            return new ProbeReport(request.target(), null, Verdict.FAIL, seconds(start), List.of(r));
+        }
+        List<GpuSelector.Gpu> mine = GpuSelector.select(request.gpu(), localGpus(), "this agent (" + self.node() + ")");
+        List<GpuSelector.Gpu> theirs = GpuSelector.select(request.peerGpu(), peer.gpus(), "the target (" + peer.node() + ")");
+        List<PairResult> results = new ArrayList<>();
+        for (GpuSelector.Gpu m : mine) {
+            for (GpuSelector.Gpu t : theirs) {
+                if (request.directions().contains(Direction.PUSH)) {
+                    results.add(push(peer, m, t, request));
+                }
+                if (request.directions().contains(Direction.PULL)) {
+                    results.add(pull(peer, m, t, request));
+                }
+            }
+        }
+        boolean pass = !results.isEmpty() && results.stream().allMatch(PairResult::passed);
+        return new ProbeReport(request.target(), peer.node(), Verdict.of(pass), seconds(start), List.copyOf(results));
+    }
+
+    /** Probes one pair one way (the mesh's unit of work). */
+    public PairResult probePair(Peer peer, GpuSelector.Gpu local, GpuSelector.Gpu remote, Direction direction,
+                                Long sizeBytes, boolean writeback) {
+        Request r = new Request(peer.target(), EnumSet.of(direction), null, null, sizeBytes, writeback, false);
+        return direction == Direction.PUSH ? push(peer, local, remote, r) : pull(peer, local, remote, r);
+    }
+
+    /** Asks a peer who it is; null when it cannot be reached or is not an agent. */
+    public Peer identify(String target) {
+        PeerCall<JsonNode> info = client.node(target);
+        return info.ok() ? parsePeer(target, info.value()) : null;
+    }
+
+    // ---- push: we export, the target imports --------------------------------------------------------------
+
+    private PairResult push(Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs, Request request) {
+        long start = System.nanoTime();
+        Debug debug = new Debug(request.debug());
+        long size = request.sizeBytes() != null ? request.sizeBytes() : granularity(mine.index());
+        long seed = Seeds.next();
+        Long writebackSeed = request.writeback() ? Seeds.next() : null;
+        Stitch stitch = new Stitch();
+        ExportRegistry.Created created = registry.create(mine.index(), size, seed);
+        stitch.addAll(created.stages());
+        debug.say("exported " + size + " bytes on local GPU " + mine.index() + ": " + (created.ok() ? "ok" : "failed"));
+        if (!created.ok()) {
+            stitch.gap("not run: the export failed");
+            return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, null, start, debug);
+        }
+        String id = created.export().id();
+        FabricHandle handle = created.export().session().fabricHandle();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("handle", handle.base64());
+        body.put("handleType", "FABRIC");
+        body.put("sizeBytes", size);
+        body.put("gpu", theirs.uuid());
+        body.put("seed", Long.toString(seed));
+        if (writebackSeed != null) {
+            body.put("writebackSeed", Long.toString(writebackSeed));
+        }
+        body.put("exporterNode", self.node());
+        PeerCall<ImportReply> reply = client.postImport(peer.target(), body);
+        debug.say("POST /v1/imports on " + peer.target() + ": " + describe(reply));
+        Finding transferFinding = null;
+        if (!reply.ok() || reply.value().stages() == null) {
+            stitch.add(transferFailure(reply));
+            transferFinding = peerFinding(peer.target(), reply);
+            stitch.gap("not run: the handle did not reach the importer");
+            stitch.add(registry.release(id));
+            return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, transferFinding, start, debug);
+        }
+        List<StageResult> remote = reply.value().stages();
+        stitch.add(TransferStage.of(StageStatus.OK, Math.max(0, reply.nanos() - nanos(remote)),
+                "handle sent to " + peer.node() + " (" + reply.httpStatus() + ")"));
+        stitch.addAllExcept(remote, Stage.WRITEBACK, Stage.RELEASE);
+        StageResult remoteWrite = find(remote, Stage.WRITEBACK);
+        StageResult check = remoteWrite != null && remoteWrite.ok() ? registry.verify(id, writebackSeed) : null;
+        stitch.add(mergeWriteback(remoteWrite, check));
+        stitch.add(mergeRelease(find(remote, Stage.RELEASE), registry.release(id)));
+        return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, null, start, debug);
+    }
+
+    // ---- pull: the target exports, we import --------------------------------------------------------------
+
+    private PairResult pull(Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs, Request request) {
+        long start = System.nanoTime();
+        Debug debug = new Debug(request.debug());
+        long size = request.sizeBytes() != null ? request.sizeBytes() : granularity(mine.index());
+        long seed = Seeds.next();
+        Long writebackSeed = request.writeback() ? Seeds.next() : null;
+        Stitch stitch = new Stitch();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("gpu", theirs.uuid());
+        body.put("sizeBytes", size);
+        body.put("handleType", "FABRIC");
+        body.put("seed", Long.toString(seed));
+        PeerCall<ExportReply> reply = client.postExport(peer.target(), body);
+        debug.say("POST /v1/exports on " + peer.target() + ": " + describe(reply));
+        if (!reply.ok() || reply.value().stages() == null) {
+            stitch.add(transferFailure(reply));
+            stitch.gap("not run: the exporter could not be asked");
+            return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch,
+                    peerFinding(peer.target(), reply), start, debug);
+        }
+        ExportReply export = reply.value();
+        stitch.addAllExcept(export.stages(), Stage.RELEASE);
+        if (export.verdict() != Verdict.PASS || export.handle() == null) {
+            stitch.gap("not run: the exporter failed");
+            stitch.add(find(export.stages(), Stage.RELEASE));
+            return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, null, start, debug);
+        }
+        FabricHandle handle;
+        try {
+            handle = FabricHandle.fromBase64(export.handle());
+        } catch (IllegalArgumentException e) {
+            stitch.add(TransferStage.of(StageStatus.FAILED, reply.nanos(), "the exporter sent an unusable handle: "
+                    + e.getMessage()));
+            stitch.gap("not run: no usable handle");
+            stitch.add(remoteRelease(peer, export.id()));
+            return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch,
+                    FindingCode.PEER_ERROR.finding(Map.of("peer", peer.target(), "detail", e.getMessage())), start, debug);
+        }
+        stitch.add(TransferStage.of(StageStatus.OK, Math.max(0, reply.nanos() - nanos(export.stages())),
+                "handle received from " + peer.node() + " (" + reply.httpStatus() + ")"));
+        List<StageResult> local = importer.importFabric(handle, size, mine.index(), seed, writebackSeed);
+        stitch.addAllExcept(local, Stage.WRITEBACK, Stage.RELEASE);
+        StageResult write = find(local, Stage.WRITEBACK);
+        StageResult check = null;
+        if (write != null && write.ok()) {
+            PeerCall<StageReply> v = client.verifyExport(peer.target(), export.id(), writebackSeed);
+            debug.say("POST /v1/exports/" + export.id() + "/verify: " + describe(v));
+            check = v.ok() && v.value().stage() != null ? v.value().stage()
+                    : new StageResult(Stage.WRITEBACK, StageStatus.FAILED, null, null, v.nanos() / 1e9,
+                    "the exporter could not be asked to check the write-back: " + v.detail());
+        }
+        stitch.add(mergeWriteback(write, check));
+        stitch.add(mergeRelease(find(local, Stage.RELEASE), remoteRelease(peer, export.id())));
+        return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, null, start, debug);
+    }
+
+    private StageResult remoteRelease(Peer peer, String id) {
+        PeerCall<StageReply> d = client.deleteExport(peer.target(), id);
+        if (d.ok() && d.value().stage() != null) {
+            return d.value().stage();
+        }
+        // Not fatal: the exporter releases it when its TTL runs out.
+        return new StageResult(Stage.RELEASE, StageStatus.FAILED, null, null, d.nanos() / 1e9,
+                "could not ask the exporter to release (" + d.detail() + "); it expires by its TTL");
+    }
+
+    // ---- stitching ----------------------------------------------------------------------------------------
+
+    /**
+     * Collects both sides' stages by name and lists them in {@link Stage} order; a stage nobody ran appears as
+     * skipped with the reason given for the gap.
+     */
+    private static final class Stitch {
+        private final Map<Stage, StageResult> stages = new java.util.EnumMap<>(Stage.class);
+        private String gap = "not run";
+
+        void add(StageResult r) {
+            if (r != null) {
+                stages.put(r.name(), r);
+            }
+        }
+
+        void addAll(List<StageResult> rs) {
+            rs.forEach(this::add);
+        }
+
+        void addAllExcept(List<StageResult> rs, Stage... excluded) {
+            Set<Stage> ex = excluded.length == 0 ? Set.of() : EnumSet.of(excluded[0], excluded);
+            rs.stream().filter(r -> !ex.contains(r.name())).forEach(this::add);
+        }
+
+        /** Why the stages that are missing did not run. */
+        void gap(String reason) {
+            gap = reason;
+        }
+
+        List<StageResult> list() {
+            List<StageResult> out = new ArrayList<>();
+            for (Stage s : Stage.values()) {
+                out.add(stages.getOrDefault(s, StageResult.skipped(s, gap)));
+            }
+            return List.copyOf(out);
+        }
+    }
+
+    /** The importer's write and the exporter's check become one write-back stage. */
+    static StageResult mergeWriteback(StageResult write, StageResult check) {
+        if (write == null) {
+            return StageResult.skipped(Stage.WRITEBACK, "not run");
+        }
+        if (!write.ok() || check == null) {
+            return write;
+        }
+        return new StageResult(Stage.WRITEBACK, check.status(), check.cuResult(), check.cuResultName(),
+                write.durationSeconds() + check.durationSeconds(), "importer wrote; exporter: " + check.detail());
+    }
+
+    /** Both sides' releases become one stage; the first failure (importer's first) is reported. */
+    static StageResult mergeRelease(StageResult importerSide, StageResult exporterSide) {
+        if (importerSide == null) {
+            return exporterSide != null ? exporterSide : StageResult.skipped(Stage.RELEASE, "nothing to release");
+        }
+        if (exporterSide == null) {
+            return importerSide;
+        }
+        StageResult failed = isFailure(importerSide) ? importerSide : isFailure(exporterSide) ? exporterSide : null;
+        StageResult shown = failed != null ? failed : importerSide.cuResult() != null ? importerSide : exporterSide;
+        StageStatus status = failed != null ? failed.status()
+                : importerSide.ok() || exporterSide.ok() ? StageStatus.OK : StageStatus.SKIPPED;
+        return new StageResult(Stage.RELEASE, status, shown.cuResult(), shown.cuResultName(),
+                importerSide.durationSeconds() + exporterSide.durationSeconds(),
+                "importer: " + importerSide.detail() + "; exporter: " + exporterSide.detail());
+    }
+
+    private static boolean isFailure(StageResult r) {
+        return r.status() == StageStatus.FAILED || r.status() == StageStatus.TIMEOUT;
+    }
+
+    private PairResult finish(Direction direction, String sourceNode, GpuSelector.Gpu source, String targetNode,
+                              GpuSelector.Gpu target, Stitch stitch, Finding peerFinding, long start, Debug debug) {
+        List<StageResult> stages = stitch.list();
+        boolean pass = peerFinding == null && StageEngine.passed(stages);
+        Finding finding = peerFinding != null ? peerFinding
+                : ProbeDiagnosis.diagnose(stages, sourceNode.equals(targetNode), sourceNode, targetNode);
+        for (StageResult r : stages) {
+            debug.say(r.name().label() + " (" + r.name().purpose() + "): " + r.status().label()
+                    + (r.cuResultName() != null ? " " + r.cuResultName() : "") + ", " + r.detail());
+        }
+        return new PairResult(direction, sourceNode, source.uuid(), targetNode, target.uuid(), Verdict.of(pass),
+                seconds(start), finding, stages, debug.lines());
+    }
+
+    // ---- peers --------------------------------------------------------------------------------------------
+
+    private PairResult unreachable(String target, PeerCall<?> call) {
+        Stitch stitch = new Stitch();
+        stitch.add(transferFailure(call));
+        stitch.gap("not run: the target could not be asked who it is");
+        return new PairResult(Direction.PUSH, self.node(), null, null, null, Verdict.FAIL, call.nanos() / 1e9,
+                peerFinding(target, call), stitch.list(), null);
+    }
+
+    static StageResult transferFailure(PeerCall<?> call) {
+        StageStatus status = call.kind() == PeerCall.Kind.TIMEOUT ? StageStatus.TIMEOUT : StageStatus.FAILED;
+        String detail = call.ok() ? "the peer's answer has no stages" : call.detail();
+        return TransferStage.of(status, call.nanos(), detail);
+    }
+
+    static Finding peerFinding(String target, PeerCall<?> call) {
+        Map<String, Object> evidence = new LinkedHashMap<>();
+        evidence.put("peer", target);
+        evidence.put("stage", Stage.TRANSFER.label());
+        evidence.put("detail", call.ok() ? "the peer's answer has no stages" : call.detail());
+        if (call.httpStatus() > 0) {
+            evidence.put("httpStatus", call.httpStatus());
+        }
+        FindingCode code = switch (call.kind()) {
+            case UNREACHABLE -> FindingCode.PEER_UNREACHABLE;
+            case TIMEOUT -> FindingCode.TIMEOUT;
+            case REJECTED -> FindingCode.PEER_REJECTED;
+            case GARBLED, OK -> FindingCode.PEER_ERROR;
+        };
+        return code.finding(evidence);
+    }
+
+    static Peer parsePeer(String target, JsonNode node) {
+        JsonNode agent = node.get("agent");
+        JsonNode gpus = node.get("gpus");
+        if (agent == null || !agent.hasNonNull("node") || gpus == null || !gpus.isArray()) {
+            return null;
+        }
+        List<GpuSelector.Gpu> list = new ArrayList<>();
+        for (JsonNode g : gpus) {
+            if (g.hasNonNull("uuid") && g.has("index")) {
+                list.add(new GpuSelector.Gpu(g.get("index").asInt(), g.get("uuid").asString()));
+            }
+        }
+        return new Peer(target, agent.get("node").asString(), agent.hasNonNull("id") ? agent.get("id").asString() : null,
+                List.copyOf(list));
+    }
+
+    private List<GpuSelector.Gpu> localGpus() {
+        return self.gpus().stream().map(g -> new GpuSelector.Gpu(g.index(), g.uuid())).toList();
+    }
+
+    private long granularity(int ordinal) {
+        for (GpuDevice g : self.gpus()) {
+            if (g.index() == ordinal && g.granularityBytes() > 0) {
+                return g.granularityBytes();
+            }
+        }
+        return 2L << 20; // the H200's granularity; the exporter refuses a size it cannot use
+    }
+
+    private static StageResult find(List<StageResult> stages, Stage stage) {
+        return stages.stream().filter(r -> r.name() == stage).findFirst().orElse(null);
+    }
+
+    private static long nanos(List<StageResult> stages) {
+        return (long) (stages.stream().mapToDouble(StageResult::durationSeconds).sum() * 1e9);
+    }
+
+    private static double seconds(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1e9;
+    }
+
+    private static String describe(PeerCall<?> c) {
+        return c.ok() ? "HTTP " + c.httpStatus() + " in " + c.nanos() / 1_000_000.0 + " ms"
+                : c.kind().name().toLowerCase() + ": " + c.detail();
+    }
+
+    /** The explanation kept with debug=true. */
+    private static final class Debug {
+        private final List<String> lines;
+
+        Debug(boolean on) {
+            this.lines = on ? new ArrayList<>() : null;
+        }
+
+        void say(String line) {
+            if (lines != null) {
+                lines.add(line);
+            }
+        }
+
+        List<String> lines() {
+            return lines == null ? null : List.copyOf(lines);
+        }
+    }
+}

@@ -1,0 +1,13 @@
+package dev.imexprobe.probe;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+import dev.imexprobe.diagnosis.Finding;
+
+import java.util.List;
+
+/** The answer to POST /v1/imports: the importer's stages and verdict; never the memory's contents. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record ImportReply(Verdict verdict, double durationSeconds, String node, String agentId, int gpu,
+                          String gpuUuid, List<StageResult> stages, Finding finding) {
+}

@@ -1,0 +1,5 @@
+package dev.imexprobe.probe;
+
+/** The answer to POST /v1/exports/{id}/verify and DELETE /v1/exports/{id}: the one stage that ran. */
+public record StageReply(StageResult stage) {
+}

@@ -1,0 +1,108 @@
+package dev.imexprobe.web;
+
+import dev.imexprobe.agent.NodeService;
+import dev.imexprobe.cuda.FabricInfo;
+import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.cuda.HandleType;
+import dev.imexprobe.diagnosis.ProbeDiagnosis;
+import dev.imexprobe.probe.ExportRegistry;
+import dev.imexprobe.probe.ExportReply;
+import dev.imexprobe.probe.ExporterInfo;
+import dev.imexprobe.probe.Seeds;
+import dev.imexprobe.probe.StageEngine;
+import dev.imexprobe.probe.StageReply;
+import dev.imexprobe.probe.StageResult;
+import dev.imexprobe.probe.Verdict;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.util.Set;
+
+/**
+ * Exports for peers: POST makes a fresh pattern buffer and returns its FABRIC handle, verify checks a peer's
+ * write-back, DELETE releases. Authentication happens in {@link AgentAuthFilter} before any of this runs.
+ */
+@RestController
+public class ExportController {
+
+    private static final Set<String> CREATE_FIELDS = Set.of("gpu", "sizeBytes", "handleType", "seed");
+    private static final Set<String> VERIFY_FIELDS = Set.of("seed");
+
+    private final ExportRegistry registry;
+    private final NodeService node;
+
+    public ExportController(ExportRegistry registry, NodeService node) {
+        this.registry = registry;
+        this.node = node;
+    }
+
+    @PostMapping(path = "/v1/exports", produces = MediaType.APPLICATION_JSON_VALUE)
+    public ResponseEntity<ExportReply> create(@RequestBody(required = false) byte[] body) {
+        RequestFields f = RequestFields.parse(body, CREATE_FIELDS);
+        String type = f.text("handleType");
+        if (type != null && HandleType.parse(type) != HandleType.FABRIC) {
+            throw ApiException.invalid("handleType must be FABRIC (POSIX_FD handles cannot travel over HTTP; the "
+                    + "ladder uses them on one host), got '" + RequestFields.truncate(type) + "'");
+        }
+        GpuDevice gpu = node.resolveGpu(f.gpu("gpu"));
+        long size = Requests.size(f.wholeNumber("sizeBytes"), gpu, registry.limits().maxBytes());
+        Long seedField = f.wholeNumber("seed");
+        long seed = seedField != null ? seedField : Seeds.next();
+        ExportRegistry.Created created;
+        try {
+            created = registry.create(gpu.index(), size, seed);
+        } catch (ExportRegistry.CapExceededException e) {
+            throw ApiException.overCap(e.getMessage());
+        }
+        if (!created.ok()) {
+            ExportReply failed = new ExportReply(null, null, "FABRIC", size, exporter(gpu), null, Verdict.FAIL,
+                    created.stages(), ProbeDiagnosis.diagnose(created.stages(), false, node.identity().node(), null));
+            return ResponseEntity.ok(failed);
+        }
+        ExportRegistry.Export e = created.export();
+        ExportReply reply = new ExportReply(e.id(), e.session().fabricHandle().base64(), "FABRIC", size, exporter(gpu),
+                e.expiresAt(), Verdict.PASS, created.stages(), null);
+        return ResponseEntity.status(HttpStatus.CREATED).body(reply);
+    }
+
+    @PostMapping(path = "/v1/exports/{id}/verify", produces = MediaType.APPLICATION_JSON_VALUE)
+    public StageReply verify(@PathVariable String id, @RequestBody(required = false) byte[] body) {
+        RequestFields f = RequestFields.parse(body, VERIFY_FIELDS);
+        Long seed = f.wholeNumber("seed");
+        if (seed == null) {
+            throw ApiException.invalid("seed is required: the seed of the pattern the importer wrote");
+        }
+        StageResult r = registry.verify(id, seed);
+        if (r == null) {
+            throw ApiException.unknownExport(RequestFields.truncate(id));
+        }
+        return new StageReply(r);
+    }
+
+    @DeleteMapping(path = "/v1/exports/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
+    public StageReply delete(@PathVariable String id) {
+        StageResult r = registry.release(id);
+        if (r == null) {
+            throw ApiException.unknownExport(RequestFields.truncate(id));
+        }
+        return new StageReply(r);
+    }
+
+    private ExporterInfo exporter(GpuDevice gpu) {
+        FabricInfo f = gpu.fabric();
+        boolean registered = f != null && f.completed();
+        return new ExporterInfo(node.identity().node(), node.identity().id(), gpu.uuid(), gpu.index(),
+                registered ? f.cliqueId() : null, registered ? f.clusterUuid() : null);
+    }
+
+    static boolean passed(java.util.List<StageResult> stages) {
+        return StageEngine.passed(stages);
+    }
+}

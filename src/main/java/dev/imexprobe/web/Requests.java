@@ -1,0 +1,37 @@
+package dev.imexprobe.web;
+
+import dev.imexprobe.cuda.GpuDevice;
+
+/** Checks shared by the export and import endpoints. */
+final class Requests {
+
+    private Requests() {
+    }
+
+    /**
+     * The allocation size to use: the GPU's granularity when absent; otherwise a positive multiple of it no
+     * larger than the cap (413 above the cap, 400 for anything else).
+     */
+    static long size(Long requested, GpuDevice gpu, long maxBytes) {
+        long granularity = gpu.granularityBytes();
+        if (granularity <= 0) {
+            throw ApiException.invalid("GPU " + gpu.index() + " reports no FABRIC allocation granularity: it cannot "
+                    + "hold fabric memory (see GET /v1/node)");
+        }
+        if (requested == null) {
+            return granularity;
+        }
+        if (requested <= 0) {
+            throw ApiException.invalid("sizeBytes must be positive, got " + requested);
+        }
+        if (requested > maxBytes) {
+            throw ApiException.overCap("sizeBytes " + requested + " is over this agent's cap of " + maxBytes
+                    + " bytes (imexprobe.exports.maxbytes)");
+        }
+        if (requested % granularity != 0) {
+            throw ApiException.invalid("sizeBytes must be a multiple of GPU " + gpu.index() + "'s granularity "
+                    + granularity + ", got " + requested);
+        }
+        return requested;
+    }
+}
