@@ -23,7 +23,7 @@
 
 void fake_log(const char *fmt, ...) {
     char line[1024];
-    int used = snprintf(line, sizeof line, "fakecuda: ");
+    int used = snprintf(line, sizeof line, "fakecuda: %s: ", fake_library);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line + used, sizeof line - (size_t)used - 1, fmt, ap);
@@ -107,14 +107,14 @@ static void default_host(char *out, size_t cap) {
         if (got) {
             char *id = trim(line);
             if (valid_host_id(id)) {
-                snprintf(out, cap, "%s", id);
+                snprintf(out, cap, "%.*s", FAKE_HOST_MAX - 1, id);
                 return;
             }
         }
     }
     char name[256] = "";
     if (gethostname(name, sizeof name - 1) == 0 && valid_host_id(name)) {
-        snprintf(out, cap, "%s", name);
+        snprintf(out, cap, "%.*s", FAKE_HOST_MAX - 1, name);
         return;
     }
     snprintf(out, cap, "unknown-host");
@@ -138,7 +138,7 @@ static const char *apply_config(const char *key, const char *value, int status_s
     long long v;
     if (strcmp(key, "host") == 0) {
         if (!valid_host_id(value)) return "host must be 1..127 printable characters without spaces";
-        snprintf(config.host, sizeof config.host, "%s", value);
+        snprintf(config.host, sizeof config.host, "%.*s", FAKE_HOST_MAX - 1, value);
         return NULL;
     }
     if (strcmp(key, "gpus") == 0) {
@@ -229,7 +229,10 @@ static void load_config(void) {
     const char *same = getenv("FAKECUDA_SAME_NODE_101");
     config.same_node_101 = same && strcmp(same, "1") == 0;
     const char *faults = getenv("FAKECUDA_FAULTS");
-    config.faults = faults && *faults ? faults : NULL;
+    if (faults && strlen(faults) >= sizeof config.faults)
+        fake_log("FAKECUDA_FAULTS is longer than %zu bytes and ignored; use the @file form", sizeof config.faults - 1);
+    else if (faults)
+        snprintf(config.faults, sizeof config.faults, "%s", faults);
 
     const char *path = getenv("FAKECUDA_CONFIG");
     if (path && *path) read_config_file(path, status_set);
@@ -287,7 +290,7 @@ int fake_present_gpus(int physical[FAKE_MAX_GPUS]) {
         if (c->dev_dir[0]) {
             /* A container runtime exposes only the /dev/nvidiaN of the GPUs it grants. */
             char path[4200];
-            snprintf(path, sizeof path, "%s/nvidia%d", c->dev_dir, i);
+            snprintf(path, sizeof path, "%.4095s/nvidia%d", c->dev_dir, i);
             if (access(path, F_OK) != 0) continue;
         }
         physical[n++] = i;
@@ -486,7 +489,7 @@ static int read_fault_file(const char *path, char *buf, size_t cap) {
 
 int fake_fault(const char *entry) {
     const char *spec = fake_config()->faults;
-    if (!spec) return 0;
+    if (!spec[0]) return 0;
     int from_file = spec[0] == '@';
     for (;;) {
         char text[16384];

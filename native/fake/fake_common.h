@@ -34,14 +34,16 @@ struct fake_config {
     char state_dir[4096];
     char dev_dir[4096];                       /* "" when FAKECUDA_DEV_DIR is unset: every GPU present */
     int same_node_101;                        /* FAKECUDA_SAME_NODE_101 == "1" */
-    const char *faults;                       /* FAKECUDA_FAULTS or NULL; "@file" means re-read per call */
+    char faults[4096];                        /* FAKECUDA_FAULTS or ""; "@file" means re-read per call */
 };
 
 /* Loaded on first use, thread-safe, never freed. */
 const struct fake_config *fake_config(void);
 
-/* Messages go to stderr prefixed "fakecuda: ": the fake never fails silently and never aborts. */
+/* Messages go to stderr as "fakecuda: <library>: ...": the fake never fails silently and never aborts.
+ * Both libraries read the same configuration, so a bad line is reported by each one that reads it. */
 void fake_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern const char fake_library[]; /* "libcuda" or "libnvidia-ml", defined by each library */
 
 /* GPU identity, a pure function of the host id and the physical index, so NVML and CUDA agree. */
 void fake_gpu_uuid(const char *host, int physical, unsigned char out[16]);

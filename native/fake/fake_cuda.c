@@ -33,6 +33,8 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+const char fake_library[] = "libcuda";
+
 #define MIB (1024ULL * 1024ULL)
 #define GRANULARITY (2 * MIB)          /* minimum and recommended, measured on the H200 */
 #define TOTAL_MEMORY (143771ULL * MIB) /* H200 cuMemGetInfo total */
@@ -147,7 +149,7 @@ static struct CUevent_st *events;
         int fault = fake_fault(#name);                                                   \
         if (fault) return (CUresult)fault;                                               \
         pthread_mutex_lock(&lock);                                                       \
-        CUresult rc = init_result == CUDA_SUCCESS && init_called ? name##_locked args     \
+        CUresult rc = init_called && init_result == CUDA_SUCCESS ? name##_locked args     \
                                                                  : CUDA_ERROR_NOT_INITIALIZED; \
         pthread_mutex_unlock(&lock);                                                     \
         return rc;                                                                       \
@@ -248,7 +250,9 @@ static int read_header(int fd, struct alloc_header *h) {
     if (memcmp(h->magic, ALLOC_MAGIC, sizeof ALLOC_MAGIC) != 0) return -1;
     h->host[FAKE_HOST_MAX - 1] = '\0';
     h->boot_id[sizeof h->boot_id - 1] = '\0';
-    if (h->size == 0 || (uint64_t)st.st_size != HEADER_SIZE + h->size) return -1;
+    if (h->size == 0 || h->size % GRANULARITY != 0 || h->size > TOTAL_MEMORY ||
+        (uint64_t)st.st_size != HEADER_SIZE + h->size)
+        return -1;
     return 0;
 }
 
@@ -417,14 +421,22 @@ static int make_reserved(uintptr_t addr, size_t size) {
 /* Copies between a host buffer and device memory without ever faulting on a bad host pointer: the kernel
  * reports EFAULT instead. Falls back to memcpy where process_vm_readv is unavailable (seccomp). */
 static int host_copy(void *dst, const void *src, size_t n) {
-    struct iovec local = {dst, n}, remote = {(void *)src, n};
-    ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-    if (got == (ssize_t)n) return 0;
-    if (got < 0 && (errno == ENOSYS || errno == EPERM)) {
-        memcpy(dst, src, n);
-        return 0;
+    unsigned char *to = dst;
+    const unsigned char *from = src;
+    while (n > 0) {
+        size_t chunk = n < (1UL << 30) ? n : (1UL << 30); /* the kernel copies at most ~2 GiB per call */
+        struct iovec local = {to, chunk}, remote = {(void *)from, chunk};
+        ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+        if (got < 0 && (errno == ENOSYS || errno == EPERM)) {
+            memcpy(to, from, n);
+            return 0;
+        }
+        if (got <= 0) return -1; /* EFAULT: a host pointer the caller does not own */
+        to += got;
+        from += got;
+        n -= (size_t)got;
     }
-    return -1;
+    return 0;
 }
 
 /* ---- initialisation and devices --------------------------------------------------------------------- */
@@ -594,14 +606,16 @@ ENTRY(cuDeviceGetUuid, (CUuuid *uuid, CUdevice dev), (uuid, dev)) {
     return CUDA_SUCCESS;
 }
 
-/* HGX H100/H200 boards put their eight GPUs on these buses; further GPUs go to further PCI domains. */
+/* HGX H100/H200 boards put their eight GPUs on these buses; further GPUs go to further PCI domains.
+ * The string has the runtime's shape, a 4-digit domain and upper-case hex ("0000:0E:00.0" as reported from
+ * cudaDeviceGetPCIBusId), not NVML's 8-digit domain. */
 static const int pci_buses[8] = {0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb};
 
 ENTRY(cuDeviceGetPCIBusId, (char *pciBusId, int len, CUdevice dev), (pciBusId, len, dev)) {
     if (!pciBusId || len <= 0) return CUDA_ERROR_INVALID_VALUE;
     if (!valid_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
     int physical = device_physical[dev];
-    snprintf(pciBusId, (size_t)len, "%08x:%02x:00.0", physical / 8, pci_buses[physical % 8]);
+    snprintf(pciBusId, (size_t)len, "%04X:%02X:00.0", physical / 8, pci_buses[physical % 8]);
     return CUDA_SUCCESS;
 }
 

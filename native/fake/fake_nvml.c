@@ -14,6 +14,8 @@
 #define EXPORT __attribute__((visibility("default")))
 #define DRIVER_VERSION "580.159.04"
 
+const char fake_library[] = "libnvidia-ml";
+
 struct nvmlDevice_st {
     int physical;
     char uuid[FAKE_UUID_STRING_LEN];

@@ -1,13 +1,50 @@
 package dev.imexprobe.cli;
 
-/** Placeholder entry point; commands arrive with the check command. */
+import java.util.Arrays;
+
+/**
+ * The command line: {@code check}, {@code serve}, {@code ladder}, {@code worker}, {@code demo}. Only
+ * {@code serve} starts Spring; the others answer on stdout (reports only) and log to stderr.
+ */
 public final class Main {
+
+    static final int USAGE = 64;
 
     private Main() {
     }
 
     public static void main(String[] args) {
-        System.err.println("usage: imexprobe check|serve|ladder|worker|demo");
-        System.exit(64);
+        if (args.length == 0) {
+            usage();
+            System.exit(USAGE);
+        }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        int code = switch (args[0]) {
+            case "check" -> CheckCommand.run(rest, System.out);
+            case "serve" -> ServeCommand.run(rest);
+            case "worker" -> WorkerCommand.run(rest);
+            case "help", "--help", "-h" -> {
+                usage();
+                yield 0;
+            }
+            default -> {
+                System.err.println("unknown command '" + args[0] + "'");
+                usage();
+                yield USAGE;
+            }
+        };
+        if (code >= 0) {
+            System.exit(code);
+        }
+    }
+
+    static void usage() {
+        System.err.println("""
+                usage: java -jar imexprobe.jar <command> [options]
+                  check [--json] [--repeat N] [--size BYTES]   node report, self-probe and findings (exit 0 ok, 1 problem, 2 could not tell)
+                  serve                                        the agent (REST, metrics, mesh); configured by imexprobe.* / IMEXPROBE_*
+                  ladder [--json]                              the isolation ladder for same-node imports
+                  demo [--nodes N] [--gpus-per-node M]         a simulated IMEX domain on the fake driver
+                """);
     }
 }

@@ -19,7 +19,7 @@ public enum FindingCode {
             "Run on a GPU node inside a container started by the NVIDIA container runtime (or with the driver "
                     + "libraries mounted), or point IMEXPROBE_CUDA_LIBRARY at libcuda.so.1."),
     NO_GPU(Severity.ERROR, Blame.LOCAL,
-            "The driver loaded but this process sees no GPU (cuInit: {cuResultName}; CUDA_VISIBLE_DEVICES={visibleDevices}).",
+            "The driver loaded but this process sees no GPU (cuInit: {driverResult}; CUDA_VISIBLE_DEVICES={visibleDevices}).",
             "Request a GPU for the pod (nvidia.com/gpu or a DRA ResourceClaim) and check CUDA_VISIBLE_DEVICES "
                     + "and the /dev/nvidia* device nodes the container was given."),
     VMM_UNSUPPORTED(Severity.ERROR, Blame.LOCAL,
@@ -108,7 +108,7 @@ public enum FindingCode {
             "Check that the importer's GPU is visible and healthy (nvidia-smi in the pod) and matches the GPU the "
                     + "request named."),
     HANDLE_REJECTED(Severity.ERROR, Blame.SOURCE,
-            "The importer's driver rejected the handle ({cuResultName}): it is garbled, released, or its exporter "
+            "The importer's driver rejected the handle ({driverResult}): it is garbled, released, or its exporter "
                     + "is gone (measured: random, mutated and released handles and a dead exporter give 801).",
             "Export afresh and import while the exporter keeps the allocation; check that nothing altered the 64 "
                     + "bytes on the way."),
@@ -117,22 +117,22 @@ public enum FindingCode {
                     + "imported from vanished mid-use.",
             "Restart the importing process; its context cannot recover."),
     ACCESS_DENIED(Severity.ERROR, Blame.TARGET,
-            "cuMemSetAccess on the imported mapping returned {cuResultName}: the importer's GPU may not access "
+            "cuMemSetAccess on the imported mapping returned {driverResult}: the importer's GPU may not access "
                     + "this memory.",
             "Check that the importer grants access to its own GPU ordinal and that the two GPUs share an NVLink "
                     + "domain (fabric state COMPLETED, same cluster UUID and clique)."),
     MAP_FAILED(Severity.ERROR, Blame.TARGET,
-            "Mapping the imported memory failed at {stage} with {cuResultName}.",
+            "Mapping the imported memory failed at {stage} with {driverResult}.",
             "Check free GPU memory and address space on the importer, and the size the exporter announced."),
     PATTERN_MISMATCH(Severity.ERROR, Blame.TARGET,
             "The memory read through the fabric does not hold the pattern written on the other side ({stage}).",
             "The mapping succeeded but points at the wrong memory, or the link corrupts data: check NVLink errors "
                     + "(nvidia-smi nvlink -e) and the fabric health of both GPUs."),
     DRIVER_ERROR(Severity.ERROR, Blame.TARGET,
-            "{stage} failed with {cuResultName}.",
+            "{stage} failed with {driverResult}.",
             "See the driver's explanation in the evidence and the stage detail; look at dmesg (Xid) on the node."),
     RELEASE_FAILED(Severity.WARNING, Blame.LOCAL,
-            "Releasing the probe's memory failed with {cuResultName}.",
+            "Releasing the probe's memory failed with {driverResult}.",
             "Watch imexprobe_allocations_live and GPU memory; restart the agent if memory does not return."),
     TIMEOUT(Severity.ERROR, Blame.TARGET,
             "{stage} did not finish within its deadline: {detail}",

@@ -33,8 +33,9 @@ public final class ProbeDiagnosis {
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("stage", failed.name().label());
         if (failed.cuResult() != null) {
-            evidence.put("cuResult", failed.cuResult());
-            evidence.put("cuResultName", failed.cuResultName());
+            // Not named cuResult: that name belongs to stage results alone.
+            evidence.put("driverResult", failed.cuResultName());
+            evidence.put("driverResultCode", failed.cuResult());
         }
         evidence.put("detail", failed.detail());
         evidence.put("sourceNode", sourceNode);

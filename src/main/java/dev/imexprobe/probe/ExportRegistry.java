@@ -95,9 +95,7 @@ public final class ExportRegistry implements AutoCloseable {
         if (e == null) {
             return null;
         }
-        ProbeSession view = new ProbeSession(driver, HandleType.FABRIC, e.sizeBytes(), null, seed, e.gpu(), -1);
-        view.exporterMapping = e.session().exporterMapping;
-        return engine.run(view, List.of(new WritebackStage(WritebackStage.Side.CHECK))).getFirst();
+        return engine.run(e.session().withWritebackSeed(seed), List.of(new WritebackStage(WritebackStage.Side.CHECK))).getFirst();
     }
 
     /** Releases an export now; null when there is no such export. */

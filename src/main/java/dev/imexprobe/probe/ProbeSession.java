@@ -63,6 +63,13 @@ public final class ProbeSession {
         return s;
     }
 
+    /** A view of this exporter's session for checking a write-back pattern; it holds nothing of its own. */
+    public ProbeSession withWritebackSeed(long writebackSeed) {
+        ProbeSession view = new ProbeSession(driver, handleType, sizeBytes, null, writebackSeed, exporterOrdinal, -1);
+        view.exporterMapping = exporterMapping;
+        return view;
+    }
+
     public FabricHandle fabricHandle() {
         return fabricHandle;
     }

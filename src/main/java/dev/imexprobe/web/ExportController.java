@@ -51,7 +51,7 @@ public class ExportController {
             throw ApiException.invalid("handleType must be FABRIC (POSIX_FD handles cannot travel over HTTP; the "
                     + "ladder uses them on one host), got '" + RequestFields.truncate(type) + "'");
         }
-        GpuDevice gpu = node.resolveGpu(f.gpu("gpu"));
+        GpuDevice gpu = Requests.gpu(node, f.gpu("gpu"));
         long size = Requests.size(f.wholeNumber("sizeBytes"), gpu, registry.limits().maxBytes());
         Long seedField = f.wholeNumber("seed");
         long seed = seedField != null ? seedField : Seeds.next();

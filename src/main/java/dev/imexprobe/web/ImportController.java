@@ -60,7 +60,7 @@ public class ImportController {
         if (sizeField == null) {
             throw ApiException.invalid("sizeBytes is required: the size the exporter allocated");
         }
-        GpuDevice gpu = node.resolveGpu(f.gpu("gpu"));
+        GpuDevice gpu = Requests.gpu(node, f.gpu("gpu"));
         long size = Requests.size(sizeField, gpu, limits.maxBytes());
         Long seed = f.wholeNumber("seed");
         Long writebackSeed = f.wholeNumber("writebackSeed");

@@ -1,11 +1,21 @@
 package dev.imexprobe.web;
 
+import dev.imexprobe.agent.NodeService;
 import dev.imexprobe.cuda.GpuDevice;
 
 /** Checks shared by the export and import endpoints. */
 final class Requests {
 
     private Requests() {
+    }
+
+    /** The GPU a request names (index or UUID), or the first; 400 naming the GPUs that exist otherwise. */
+    static GpuDevice gpu(NodeService node, String selector) {
+        try {
+            return node.resolveGpu(selector);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalid(e.getMessage());
+        }
     }
 
     /**

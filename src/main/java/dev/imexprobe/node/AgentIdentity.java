@@ -1,4 +1,4 @@
-package dev.imexprobe.agent;
+package dev.imexprobe.node;
 
 import java.net.InetAddress;
 import java.security.SecureRandom;

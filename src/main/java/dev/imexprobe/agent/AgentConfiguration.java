@@ -1,0 +1,111 @@
+package dev.imexprobe.agent;
+
+import dev.imexprobe.cuda.CudaDriver;
+import dev.imexprobe.cuda.JniCudaDriver;
+import dev.imexprobe.node.AgentIdentity;
+import dev.imexprobe.node.NodeInspectorSettings;
+import dev.imexprobe.node.NodeReporter;
+import dev.imexprobe.peer.AgentSignature;
+import dev.imexprobe.peer.PeerClient;
+import dev.imexprobe.peer.Prober;
+import dev.imexprobe.peer.RequestSigner;
+import dev.imexprobe.probe.DriverExecutor;
+import dev.imexprobe.probe.ExportLimits;
+import dev.imexprobe.probe.ExportRegistry;
+import dev.imexprobe.probe.Importer;
+import dev.imexprobe.probe.StageEngine;
+import dev.imexprobe.web.AgentAuthFilter;
+
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+
+import tools.jackson.databind.json.JsonMapper;
+
+import java.time.Clock;
+import java.time.Duration;
+
+/** Wires the agent's parts; no logic here. */
+@Configuration(proxyBeanMethods = false)
+public class AgentConfiguration {
+
+    @Bean
+    CudaDriver cudaDriver() {
+        return JniCudaDriver.get();
+    }
+
+    @Bean
+    AgentIdentity agentIdentity(AgentProperties properties) {
+        return AgentIdentity.create(properties.node().name());
+    }
+
+    @Bean
+    NodeService nodeService(CudaDriver driver, AgentIdentity identity) {
+        return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity));
+    }
+
+    @Bean(destroyMethod = "close")
+    DriverExecutor driverExecutor(AgentProperties properties) {
+        return new DriverExecutor(properties.driver().threads(), properties.driver().timeout());
+    }
+
+    @Bean
+    StageEngine stageEngine(DriverExecutor executor) {
+        return new StageEngine(executor);
+    }
+
+    @Bean
+    ExportLimits exportLimits(AgentProperties properties) {
+        AgentProperties.Exports e = properties.exports();
+        return new ExportLimits(e.ttl(), e.max(), e.maxbytes(), e.totalbytes());
+    }
+
+    @Bean(destroyMethod = "close")
+    ExportRegistry exportRegistry(CudaDriver driver, StageEngine engine, ExportLimits limits) {
+        return new ExportRegistry(driver, engine, limits, Clock.systemUTC());
+    }
+
+    @Bean
+    Importer importer(CudaDriver driver, StageEngine engine) {
+        return new Importer(driver, engine);
+    }
+
+    /** Null when no token is configured: then agent-to-agent endpoints refuse everyone (or, if not required, no one). */
+    @Bean
+    AgentSignatureHolder agentSignature(AgentProperties properties) {
+        String token = properties.auth().token();
+        return new AgentSignatureHolder(token == null ? null : new AgentSignature(token, Clock.systemUTC()));
+    }
+
+    @Bean
+    RequestSigner requestSigner(AgentSignatureHolder signature) {
+        AgentSignature s = signature.signature();
+        return s == null ? (method, path, body) -> null : s::sign;
+    }
+
+    @Bean
+    FilterRegistrationBean<AgentAuthFilter> agentAuthFilter(AgentSignatureHolder signature, AgentProperties properties,
+                                                           JsonMapper json) {
+        FilterRegistrationBean<AgentAuthFilter> r = new FilterRegistrationBean<>(
+                new AgentAuthFilter(signature.signature(), properties.auth().required(), json));
+        r.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
+        r.addUrlPatterns("/v1/*");
+        return r;
+    }
+
+    /** The optional signature as a bean (Spring does not hold nulls). */
+    public record AgentSignatureHolder(AgentSignature signature) {
+    }
+
+    @Bean
+    PeerClient peerClient(AgentProperties properties, JsonMapper json, RequestSigner signer) {
+        Duration timeout = properties.probe().timeout();
+        return new PeerClient(PeerClient.defaultHttpClient(timeout), json, timeout, signer);
+    }
+
+    @Bean
+    Prober prober(NodeService node, ExportRegistry registry, Importer importer, PeerClient client) {
+        return new Prober(node, registry, importer, client);
+    }
+}

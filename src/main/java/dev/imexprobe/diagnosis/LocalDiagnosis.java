@@ -1,0 +1,163 @@
+package dev.imexprobe.diagnosis;
+
+import dev.imexprobe.cuda.DeviceAttribute;
+import dev.imexprobe.cuda.DriverStatus;
+import dev.imexprobe.cuda.FabricInfo;
+import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.cuda.GpuInventory;
+import dev.imexprobe.node.ImexChannel;
+import dev.imexprobe.node.ImexChannels;
+import dev.imexprobe.node.ImexDaemon;
+import dev.imexprobe.node.NodeFacts;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The findings a node's own evidence can name, before any probe: driver, GPUs, channels, daemon, fabric.
+ * Ordered by severity, then as found.
+ */
+public final class LocalDiagnosis {
+
+    private LocalDiagnosis() {
+    }
+
+    public static List<Finding> diagnose(DriverStatus driver, GpuInventory inventory, NodeFacts facts) {
+        List<Finding> out = new ArrayList<>();
+        if (!driver.cudaLoaded()) {
+            out.add(FindingCode.NO_DRIVER.finding(Map.of("reason", driver.unavailableReason())));
+        } else {
+            if (driver.isFake()) {
+                out.add(FindingCode.SIMULATED.finding(Map.of("library", String.valueOf(driver.cudaLibrary()))));
+            }
+            gpus(driver, inventory, facts, out);
+        }
+        channels(facts.imexChannels(), driver.isFake(), out);
+        daemon(facts.imexDaemon(), out);
+        out.sort((a, b) -> a.severity().compareTo(b.severity()));
+        return List.copyOf(out);
+    }
+
+    /** A channel the driver will honour: readable, and a character device of the channel major (plain files: fake only). */
+    public static boolean usable(ImexChannel c, ImexChannels all, boolean fake) {
+        if (!c.readable()) {
+            return false;
+        }
+        if (!c.charDevice()) {
+            return fake;
+        }
+        return all.expectedMajor() == null || c.majorMatches();
+    }
+
+    public static long usableChannels(ImexChannels channels, boolean fake) {
+        return channels.channels().stream().filter(c -> usable(c, channels, fake)).count();
+    }
+
+    private static void gpus(DriverStatus driver, GpuInventory inventory, NodeFacts facts, List<Finding> out) {
+        if (!inventory.init().ok() || inventory.gpus().isEmpty()) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("driverResult", inventory.init().name());
+            e.put("visibleDevices", facts.visibleDevices().set() ? facts.visibleDevices().raw() : "(unset)");
+            out.add(FindingCode.NO_GPU.finding(e));
+            return;
+        }
+        boolean nvmlReported = false;
+        for (GpuDevice g : inventory.gpus()) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("gpu", g.index() + " (" + g.uuid() + ")");
+            if (!g.supports(DeviceAttribute.VIRTUAL_MEMORY_MANAGEMENT)) {
+                out.add(FindingCode.VMM_UNSUPPORTED.finding(e));
+            }
+            if (!g.supports(DeviceAttribute.FABRIC)) {
+                out.add(FindingCode.FABRIC_UNSUPPORTED.finding(e));
+            }
+            FabricInfo f = g.fabric();
+            if (f == null) {
+                if (!nvmlReported) {
+                    nvmlReported = true;
+                    out.add(FindingCode.NVML_UNAVAILABLE.finding(Map.of("reason", driver.nvmlLoaded()
+                            ? g.fabricResult().name() : String.valueOf(driver.nvmlMessage()))));
+                }
+                continue;
+            }
+            e.put("state", f.stateName());
+            switch (f.state()) {
+                case FabricInfo.STATE_NOT_SUPPORTED -> out.add(FindingCode.FABRIC_NOT_SUPPORTED.finding(e));
+                case FabricInfo.STATE_COMPLETED -> {
+                    e.put("status", f.statusName());
+                    e.put("health", f.health());
+                    e.put("summary", f.healthSummaryName());
+                    if (Boolean.FALSE.equals(f.healthy())) {
+                        out.add(FindingCode.FABRIC_UNHEALTHY.finding(e));
+                    } else if (f.degraded()) {
+                        out.add(FindingCode.FABRIC_DEGRADED.finding(e));
+                    }
+                }
+                default -> out.add(FindingCode.FABRIC_NOT_COMPLETED.finding(e));
+            }
+        }
+    }
+
+    private static void channels(ImexChannels channels, boolean fake, List<Finding> out) {
+        long usable = usableChannels(channels, fake);
+        for (ImexChannel c : channels.channels()) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("channel", channels.directory() + "/" + c.name());
+            if (c.charDevice() && channels.expectedMajor() != null && !c.majorMatches()) {
+                e.put("major", c.major());
+                e.put("expectedMajor", channels.expectedMajor());
+                out.add(FindingCode.CHANNEL_MAJOR_MISMATCH.finding(e));
+            } else if (c.charDevice() && !c.minorMatches()) {
+                e.put("minor", c.minor());
+                out.add(FindingCode.CHANNEL_MINOR_MISMATCH.finding(e));
+            }
+            if (!c.readable() || (!c.charDevice() && !fake)) {
+                e.put("error", !c.charDevice() && !fake ? "not a character device" : c.readError());
+                // One usable channel is enough; a broken extra one is only worth a warning.
+                out.add(FindingCode.CHANNEL_UNREADABLE.finding(usable > 0 ? Severity.WARNING : Severity.ERROR, e));
+            }
+        }
+        if (usable == 0) {
+            String state = channels.error() != null ? channels.error()
+                    : !channels.exists() ? "the directory does not exist"
+                    : channels.channels().isEmpty() ? "the directory holds no channelN entry"
+                    : "none of its " + channels.channels().size() + " entries is usable";
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("channelDir", channels.directory());
+            e.put("channelState", state);
+            e.put("expectedMajor", channels.expectedMajor());
+            out.add(FindingCode.NO_IMEX_CHANNEL.finding(e));
+        }
+    }
+
+    private static void daemon(ImexDaemon d, List<Finding> out) {
+        Map<String, Object> e = new LinkedHashMap<>();
+        e.put("state", d.state().name());
+        e.put("detail", d.detail());
+        switch (d.state()) {
+            case NOT_INSTALLED, CONFIG_ONLY -> out.add(FindingCode.IMEX_DAEMON_ABSENT.finding(e));
+            case NOT_READY, ERROR -> {
+                e.put("query", d.readiness() != null ? firstLine(d.readiness().stdout()) : d.detail());
+                out.add(FindingCode.IMEX_DAEMON_NOT_READY.finding(e));
+            }
+            case TIMEOUT -> {
+                e.put("timeoutMillis", d.readiness() != null ? (long) (d.readiness().durationSeconds() * 1000) : null);
+                out.add(FindingCode.IMEX_DAEMON_TIMEOUT.finding(e));
+            }
+            case READY -> {
+                // nothing to say
+            }
+        }
+    }
+
+    private static String firstLine(String s) {
+        if (s == null || s.isBlank()) {
+            return "(no output)";
+        }
+        String t = s.strip();
+        int nl = t.indexOf('\n');
+        return nl < 0 ? t : t.substring(0, nl);
+    }
+}

@@ -1,0 +1,33 @@
+package dev.imexprobe.node;
+
+import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.diagnosis.Finding;
+import dev.imexprobe.diagnosis.Severity;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The /v1/node document: who this agent is, what the driver and NVML say about its GPUs, what the node says
+ * about channels, daemon and device nodes, and the findings that evidence supports.
+ *
+ * @param fake           true when the fake driver stands in: everything here is simulated
+ * @param usableChannels channels the driver would honour for this process
+ */
+public record NodeReport(AgentIdentity agent, boolean fake, DriverView driver, List<GpuDevice> gpus,
+                         long usableChannels, ImexChannels imexChannels, ImexDaemon imexDaemon,
+                         DriverParams driverParams, DeviceNodes deviceNodes, VisibleDevices visibleDevices,
+                         List<Finding> findings, Instant inspectedAt) {
+
+    /**
+     * @param initResult the CUresult name of cuInit, e.g. CUDA_SUCCESS or CUDA_ERROR_NO_DEVICE
+     */
+    public record DriverView(boolean loaded, String library, String message, boolean nvmlLoaded, String nvmlLibrary,
+                             String nvmlMessage, String driverVersion, int cudaDriverVersion, String cudaVersion,
+                             String initResult) {
+    }
+
+    public boolean hasError() {
+        return findings.stream().anyMatch(f -> f.severity() == Severity.ERROR);
+    }
+}

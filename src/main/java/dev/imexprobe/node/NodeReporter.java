@@ -1,0 +1,63 @@
+package dev.imexprobe.node;
+
+import dev.imexprobe.cuda.CudaDriver;
+import dev.imexprobe.cuda.DriverStatus;
+import dev.imexprobe.cuda.GpuInventory;
+import dev.imexprobe.diagnosis.LocalDiagnosis;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * Builds a {@link NodeReport} from the driver and the node. With the fake driver loaded, the channel and device
+ * directories are the fake's own (it says where in fakecudaInfo), so the report shows what the driver sees.
+ */
+public final class NodeReporter {
+
+    private final CudaDriver driver;
+    private final NodeInspectorSettings baseSettings;
+    private final AgentIdentity identity;
+
+    public NodeReporter(CudaDriver driver, NodeInspectorSettings settings, AgentIdentity identity) {
+        this.driver = driver;
+        this.baseSettings = settings;
+        this.identity = identity;
+    }
+
+    public AgentIdentity identity() {
+        return identity;
+    }
+
+    public NodeReport report() {
+        DriverStatus status = driver.status();
+        GpuInventory inventory = GpuInventory.scan(driver);
+        NodeFacts facts = new NodeInspector(settingsFor(status)).inspect();
+        NodeReport.DriverView view = new NodeReport.DriverView(status.cudaLoaded(), status.cudaLibrary(),
+                status.cudaLoaded() ? status.cudaMessage() : status.unavailableReason(), status.nvmlLoaded(),
+                status.nvmlLibrary(), status.nvmlMessage(), inventory.driverVersion(), inventory.cudaDriverVersion(),
+                inventory.cudaVersion(), inventory.init().name());
+        return new NodeReport(identity, status.isFake(), view, inventory.gpus(),
+                LocalDiagnosis.usableChannels(facts.imexChannels(), status.isFake()), facts.imexChannels(),
+                facts.imexDaemon(), facts.driverParams(), facts.deviceNodes(), facts.visibleDevices(),
+                LocalDiagnosis.diagnose(status, inventory, facts), Instant.now());
+    }
+
+    /** The inspector's view: the fake driver's channel and device folders when the fake is loaded. */
+    NodeInspectorSettings settingsFor(DriverStatus status) {
+        Map<String, String> fake = status.fake();
+        if (fake == null) {
+            return baseSettings;
+        }
+        NodeInspectorSettings s = baseSettings;
+        String channelDir = fake.get("channelDir");
+        if (channelDir != null && !channelDir.isBlank()) {
+            s = s.withImexChannelDir(Path.of(channelDir));
+        }
+        String devDir = fake.get("devDir");
+        if (devDir != null && !devDir.isBlank()) {
+            s = s.withDevRoot(Path.of(devDir));
+        }
+        return s;
+    }
+}

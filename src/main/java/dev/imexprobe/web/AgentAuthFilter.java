@@ -1,0 +1,153 @@
+package dev.imexprobe.web;
+
+import dev.imexprobe.peer.AgentSignature;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * Guards the endpoints that make this agent allocate, import or spawn: /v1/exports*, /v1/imports, /v1/ladder.
+ * The Authorization header is judged before the body is read (a stranger costs no read and no driver call);
+ * an HMAC-signed request then has its body read (bounded) and checked against the signature.
+ */
+public class AgentAuthFilter extends OncePerRequestFilter {
+
+    private final AgentSignature signature;
+    private final boolean required;
+    private final JsonMapper json;
+
+    /** @param signature null when no token is configured: then {@code required} decides */
+    public AgentAuthFilter(AgentSignature signature, boolean required, JsonMapper json) {
+        this.signature = signature;
+        this.required = required;
+        this.json = json;
+    }
+
+    static boolean guarded(String path) {
+        return path.equals("/v1/exports") || path.startsWith("/v1/exports/") || path.equals("/v1/imports")
+                || path.equals("/v1/ladder");
+    }
+
+    @Override
+    protected boolean shouldNotFilter(HttpServletRequest request) {
+        return !guarded(request.getRequestURI());
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        if (signature == null) {
+            if (required) {
+                refuse(response, "this agent has no shared token, so it accepts no export or import requests: set "
+                        + "IMEXPROBE_AUTH_TOKEN (or imexprobe.auth.required=false on a trusted lab network)");
+                return;
+            }
+            chain.doFilter(request, response);
+            return;
+        }
+        String header = request.getHeader("Authorization");
+        AgentSignature.Verdict pre = signature.precheck(header);
+        if (!pre.ok() && !pre.needsBody()) {
+            refuse(response, pre.detail());
+            return;
+        }
+        if (!pre.needsBody()) {
+            chain.doFilter(request, response);
+            return;
+        }
+        byte[] body = readBounded(request.getInputStream(), RequestFields.MAX_BODY);
+        if (body == null) {
+            refuse(response, "request body larger than " + RequestFields.MAX_BODY + " bytes");
+            return;
+        }
+        String query = request.getQueryString();
+        String pathAndQuery = request.getRequestURI() + (query != null ? "?" + query : "");
+        AgentSignature.Verdict v = signature.verify(header, request.getMethod(), pathAndQuery, body);
+        if (!v.ok()) {
+            refuse(response, v.detail());
+            return;
+        }
+        chain.doFilter(new CachedBody(request, body), response);
+    }
+
+    private void refuse(HttpServletResponse response, String detail) throws IOException {
+        ProblemDetail p = Problems.problem(HttpStatus.UNAUTHORIZED, "unauthorized", detail);
+        response.setStatus(HttpStatus.UNAUTHORIZED.value());
+        response.setHeader("WWW-Authenticate", "Bearer, " + AgentSignature.HMAC_SCHEME);
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        response.getOutputStream().write(json.writeValueAsBytes(p));
+    }
+
+    /** Reads at most max bytes; null when there are more. */
+    static byte[] readBounded(InputStream in, int max) throws IOException {
+        byte[] data = in.readNBytes(max + 1);
+        return data.length > max ? null : data;
+    }
+
+    /** The request with its body already read, so the controller can read it again. */
+    static final class CachedBody extends HttpServletRequestWrapper {
+        private final byte[] body;
+
+        CachedBody(HttpServletRequest request, byte[] body) {
+            super(request);
+            this.body = body;
+        }
+
+        @Override
+        public ServletInputStream getInputStream() {
+            ByteArrayInputStream in = new ByteArrayInputStream(body);
+            return new ServletInputStream() {
+                @Override
+                public boolean isFinished() {
+                    return in.available() == 0;
+                }
+
+                @Override
+                public boolean isReady() {
+                    return true;
+                }
+
+                @Override
+                public void setReadListener(ReadListener listener) {
+                    throw new UnsupportedOperationException("synchronous reads only");
+                }
+
+                @Override
+                public int read() {
+                    return in.read();
+                }
+
+                @Override
+                public int read(byte[] b, int off, int len) {
+                    return in.read(b, off, len);
+                }
+            };
+        }
+
+        @Override
+        public int getContentLength() {
+            return body.length;
+        }
+
+        @Override
+        public long getContentLengthLong() {
+            return body.length;
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package dev.imexprobe.cli;
+
+import dev.imexprobe.testing.FakeMachine;
+import dev.imexprobe.testing.NativeBuild;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** `check` as a user runs it: a separate JVM, the real shim, exit codes 0 / 1 / 2 and valid JSON on stdout. */
+class CheckCommandTest {
+
+    @TempDir
+    Path tmp;
+
+    record Run(int exit, String stdout, String stderr) {
+        JsonNode json() {
+            return JsonMapper.builder().build().readTree(stdout);
+        }
+    }
+
+    static Run check(Map<String, String> env, Path tmp, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(NativeBuild.java(), "--enable-native-access=ALL-UNNAMED",
+                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "dev.imexprobe.cli.Main", "check"));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().keySet().removeIf(k -> k.startsWith("FAKECUDA_") || k.startsWith("IMEXPROBE_"));
+        pb.environment().putAll(env);
+        Path out = Files.createTempFile(tmp, "out", ".txt");
+        Path err = Files.createTempFile(tmp, "err", ".txt");
+        pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+        Process p = pb.start();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("check finished").isTrue();
+        return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void noDriverLibraryMeansExit2AndAClearReason() throws Exception {
+        Run text = check(Map.of("IMEXPROBE_CUDA_LIBRARY", tmp.resolve("absent/libcuda.so.1").toString(),
+                "IMEXPROBE_NVML_LIBRARY", tmp.resolve("absent/libnvidia-ml.so.1").toString()), tmp);
+        assertThat(text.exit()).isEqualTo(2);
+        assertThat(text.stdout()).contains("no NVIDIA driver library found").contains("verdict: UNKNOWN (exit 2)");
+        assertThat(text.stdout()).doesNotContain("Exception").doesNotContain("\tat ");
+        Run json = check(Map.of("IMEXPROBE_CUDA_LIBRARY", tmp.resolve("absent/libcuda.so.1").toString()), tmp, "--json");
+        assertThat(json.exit()).isEqualTo(2);
+        JsonNode doc = json.json();
+        assertThat(doc.get("exitCode").asInt()).isEqualTo(2);
+        assertThat(doc.get("driver").get("loaded").asBoolean()).isFalse();
+        assertThat(doc.get("findings").get(0).get("code").asString()).isEqualTo("NO_DRIVER");
+        assertThat(doc.get("selfProbe")).isEmpty();
+    }
+
+    @Test
+    void healthyFakeH200PassesWithInfoFindingsOnly() throws Exception {
+        FakeMachine m = FakeMachine.h200(tmp);
+        Run run = check(m.env(), tmp, "--json");
+        assertThat(run.exit()).as(run.stderr()).isZero();
+        JsonNode doc = run.json();
+        assertThat(doc.get("fake").asBoolean()).isTrue();
+        assertThat(doc.get("gpus")).hasSize(1);
+        assertThat(doc.get("usableChannels").asLong()).isEqualTo(1);
+        JsonNode probe = doc.get("selfProbe").get(0);
+        assertThat(probe.get("verdict").asString()).isEqualTo("pass");
+        assertThat(probe.get("stages")).hasSize(10);
+        List<String> codes = new ArrayList<>();
+        doc.get("findings").forEach(f -> {
+            codes.add(f.get("code").asString());
+            assertThat(f.get("severity").asString()).isEqualTo("info");
+        });
+        assertThat(codes).contains("SIMULATED", "FABRIC_NOT_SUPPORTED", "IMEX_DAEMON_ABSENT");
+        assertThat(m.stateFiles()).isEmpty();
+    }
+
+    @Test
+    void noChannelIsAProblemWithCreateNotPermitted() throws Exception {
+        FakeMachine m = FakeMachine.h200WithoutChannel(tmp);
+        Run run = check(m.env(), tmp, "--json");
+        assertThat(run.exit()).isEqualTo(1);
+        JsonNode doc = run.json();
+        List<String> codes = new ArrayList<>();
+        doc.get("findings").forEach(f -> codes.add(f.get("code").asString()));
+        assertThat(codes).contains("NO_IMEX_CHANNEL", "CREATE_NOT_PERMITTED");
+        JsonNode create = doc.get("selfProbe").get(0).get("stages").get(0);
+        assertThat(create.get("name").asString()).isEqualTo("create");
+        assertThat(create.get("cuResult").asInt()).isEqualTo(800);
+        Run text = check(m.env(), tmp);
+        assertThat(text.exit()).isEqualTo(1);
+        assertThat(text.stdout()).contains("CUDA_ERROR_NOT_PERMITTED").contains("[error] NO_IMEX_CHANNEL");
+    }
+
+    @Test
+    void noVisibleGpuIsExit2() throws Exception {
+        FakeMachine m = FakeMachine.h200(tmp);
+        Map<String, String> env = m.env();
+        env.put("CUDA_VISIBLE_DEVICES", "");
+        Run run = check(env, tmp, "--json");
+        assertThat(run.exit()).isEqualTo(2);
+        assertThat(run.json().get("findings").toString()).contains("NO_GPU");
+    }
+
+    @Test
+    void repeatLoopsInOneProcessAndLeavesNothingBehind() throws Exception {
+        FakeMachine m = FakeMachine.h200(tmp).gpus(2);
+        Run run = check(m.env(), tmp, "--json", "--repeat", "25");
+        assertThat(run.exit()).as(run.stderr()).isZero();
+        JsonNode repeat = run.json().get("repeat");
+        assertThat(repeat).hasSize(2);
+        for (JsonNode r : repeat) {
+            assertThat(r.get("runs").asInt()).isEqualTo(25);
+            assertThat(r.get("passed").asInt()).isEqualTo(25);
+            assertThat(r.get("liveAllocationsAfter").asLong()).isZero();
+            assertThat(r.get("gpuMemoryFreeAfter").asLong()).isEqualTo(r.get("gpuMemoryFreeBefore").asLong());
+        }
+        assertThat(m.stateFiles()).isEmpty();
+    }
+
+    @Test
+    void badOptionsAreAUsageError() throws Exception {
+        assertThat(check(Map.of(), tmp, "--repeat", "zero").exit()).isEqualTo(64);
+        assertThat(check(Map.of(), tmp, "--frobnicate").stderr()).contains("unknown option '--frobnicate'");
+    }
+}

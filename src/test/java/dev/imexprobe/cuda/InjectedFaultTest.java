@@ -1,0 +1,125 @@
+package dev.imexprobe.cuda;
+
+import dev.imexprobe.testing.FakeMachine;
+import dev.imexprobe.testing.WorkerProcess;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import tools.jackson.databind.JsonNode;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+import static dev.imexprobe.cuda.CrossProcessFabricTest.stage;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Every fault the fake can inject surfaces at the right stage with its CUresult, and nothing leaks. */
+class InjectedFaultTest {
+
+    private static final long SIZE = 2L << 20;
+
+    @TempDir
+    Path tmp;
+
+    @ParameterizedTest(name = "{0}={1} on the {2} → {3}")
+    @CsvSource({
+            "cuMemCreate,                    2,   exporter, create,    CUDA_ERROR_OUT_OF_MEMORY",
+            "cuMemExportToShareableHandle,   801, exporter, export,    CUDA_ERROR_NOT_SUPPORTED",
+            "cuMemImportFromShareableHandle, 101, importer, import,    CUDA_ERROR_INVALID_DEVICE",
+            "cuMemImportFromShareableHandle, 400, importer, import,    CUDA_ERROR_INVALID_HANDLE",
+            "cuMemAddressReserve,            2,   importer, reserve,   CUDA_ERROR_OUT_OF_MEMORY",
+            "cuMemMap,                       1,   importer, map,       CUDA_ERROR_INVALID_VALUE",
+            "cuMemSetAccess,                 1,   importer, access,    CUDA_ERROR_INVALID_VALUE",
+            "cuMemcpyDtoH,                   700, importer, verify,    CUDA_ERROR_ILLEGAL_ADDRESS",
+            "cuMemcpyHtoD,                   401, importer, writeback, CUDA_ERROR_ILLEGAL_STATE",
+            "cuMemUnmap,                     1,   importer, release,   CUDA_ERROR_INVALID_VALUE",
+            "cuMemRelease,                   401, importer, release,   CUDA_ERROR_ILLEGAL_STATE",
+    })
+    void faultSurfacesAtItsStage(String entryPoint, int code, String side, String stageName, String name) {
+        FakeMachine m = FakeMachine.h200(tmp);
+        Map<String, String> faulty = m.env();
+        faulty.put("FAKECUDA_FAULTS", entryPoint + "=" + code);
+        boolean exporterFaulty = side.equals("exporter");
+        try (WorkerProcess exporter = WorkerProcess.start(exporterFaulty ? faulty : m.env(), tmp.resolve("e.log"));
+             WorkerProcess importer = WorkerProcess.start(exporterFaulty ? m.env() : faulty, tmp.resolve("i.log"))) {
+            JsonNode e = exporter.request(Map.of("op", "export", "gpu", 0, "sizeBytes", SIZE, "seed", 1));
+            JsonNode reply = e;
+            if (!exporterFaulty) {
+                assertThat(e.get("ok").asBoolean()).isTrue();
+                reply = importer.request(Map.of("op", "import", "handle", e.get("handle").asString(),
+                        "sizeBytes", SIZE, "gpu", 0, "seed", 1, "writebackSeed", 2));
+            }
+            assertThat(reply.get("ok").asBoolean()).isEqualTo(stageName.equals("release"));
+            assertThat(stage(reply, stageName, "status")).isEqualTo("failed");
+            assertThat(stage(reply, stageName, "cuResultName")).isEqualTo(name);
+            assertThat(stage(reply, stageName, "cuResult")).isEqualTo(Integer.toString(code));
+            if (!stageName.equals("release")) {
+                assertThat(stage(reply, "release", "status")).as("release still runs").isIn("ok", "skipped");
+            }
+            exporter.request(Map.of("op", "release"));
+            // A failed cuMemRelease is counted as released on our side; the fake still counts it as held.
+            if (!entryPoint.equals("cuMemRelease") && !entryPoint.equals("cuMemUnmap")) {
+                assertThat(importer.request(Map.of("op", "info")).get("fake").get("liveAllocations").asInt())
+                        .isZero();
+            }
+        }
+        assertThat(m.stateFiles()).isEmpty();
+    }
+
+    @Test
+    void aDelayIsMeasuredInTheStagesDuration() {
+        FakeMachine m = FakeMachine.h200(tmp);
+        Map<String, String> env = m.env();
+        env.put("FAKECUDA_FAULTS", "cuMemImportFromShareableHandle=delay:300");
+        try (WorkerProcess exporter = WorkerProcess.start(m.env(), tmp.resolve("e.log"));
+             WorkerProcess importer = WorkerProcess.start(env, tmp.resolve("i.log"))) {
+            JsonNode e = exporter.request(Map.of("op", "export", "gpu", 0, "sizeBytes", SIZE, "seed", 1));
+            JsonNode i = importer.request(Map.of("op", "import", "handle", e.get("handle").asString(),
+                    "sizeBytes", SIZE, "gpu", 0, "seed", 1));
+            assertThat(i.get("ok").asBoolean()).isTrue();
+            double seconds = Double.parseDouble(stage(i, "import", "durationSeconds"));
+            assertThat(seconds).isBetween(0.29, 3.0);
+        }
+    }
+
+    @Test
+    void aHangIsATimeoutAndItsResourcesAreReleasedOnceTheHangClears() throws Exception {
+        FakeMachine m = FakeMachine.h200(tmp);
+        m.fault("cuMemMap=hang");
+        Map<String, String> importerEnv = m.env();
+        Map<String, String> exporterEnv = m.env();
+        exporterEnv.put("FAKECUDA_FAULTS", "");
+        try (WorkerProcess exporter = WorkerProcess.start(exporterEnv, tmp.resolve("e.log"));
+             WorkerProcess importer = WorkerProcess.start(importerEnv, tmp.resolve("i.log"))) {
+            JsonNode e = exporter.request(Map.of("op", "export", "gpu", 0, "sizeBytes", SIZE, "seed", 1));
+            long start = System.nanoTime();
+            JsonNode i = importer.request(Map.of("op", "import", "handle", e.get("handle").asString(),
+                    "sizeBytes", SIZE, "gpu", 0, "seed", 1));
+            double waited = (System.nanoTime() - start) / 1e9;
+            assertThat(stage(i, "map", "status")).isEqualTo("timeout");
+            assertThat(stage(i, "release", "status")).isEqualTo("skipped");
+            assertThat(stage(i, "release", "detail")).contains("deferred");
+            assertThat(waited).as("bounded by the 5 s driver deadline").isLessThan(8);
+            assertThat(importer.request(Map.of("op", "info")).get("fake").get("liveAllocations").asInt()).isEqualTo(1);
+            m.clearFaults();
+            // Once cuMemMap returns, the stuck thread releases the import on its own.
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            int live = -1;
+            while (System.nanoTime() < deadline) {
+                live = importer.request(Map.of("op", "info")).get("fake").get("liveAllocations").asInt();
+                if (live == 0) {
+                    break;
+                }
+                Thread.sleep(50);
+            }
+            assertThat(live).isZero();
+            // And the importer works again.
+            JsonNode again = importer.request(Map.of("op", "import", "handle", e.get("handle").asString(),
+                    "sizeBytes", SIZE, "gpu", 0, "seed", 1));
+            assertThat(again.get("ok").asBoolean()).isTrue();
+        }
+    }
+}
