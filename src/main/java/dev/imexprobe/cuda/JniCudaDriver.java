@@ -39,6 +39,10 @@ public final class JniCudaDriver implements CudaDriver {
         String[] out = new String[4];
         int loaded = CudaNative.open(null, null, out);
         boolean cuda = (loaded & 1) != 0;
+        if (cuda) {
+            // Every other call needs it; its own result is asked for again (and reported) by init().
+            CudaNative.init();
+        }
         String fakeText = cuda || out[0] != null ? CudaNative.fakeInfo() : null;
         List<String> missing = cuda ? List.of(CudaNative.missingEntryPoints()) : List.of();
         return new DriverStatus(cuda, out[0], out[1], (loaded & 2) != 0, out[2], out[3], parseFakeInfo(fakeText),

@@ -5,10 +5,6 @@ import java.util.Map;
 /** An NVML result kept as data: the nvmlReturn_t code and its name from nvml.h (driver 580). */
 public record NvmlReturn(int code, String name) {
 
-    public static final NvmlReturn SUCCESS = of(0);
-    public static final NvmlReturn NOT_SUPPORTED = of(3);
-    public static final NvmlReturn LIBRARY_NOT_FOUND = of(12);
-
     private static final Map<Integer, String> NAMES = Map.ofEntries(
             Map.entry(0, "NVML_SUCCESS"),
             Map.entry(1, "NVML_ERROR_UNINITIALIZED"),
@@ -41,6 +37,11 @@ public record NvmlReturn(int code, String name) {
             Map.entry(28, "NVML_ERROR_GPU_NOT_FOUND"),
             Map.entry(29, "NVML_ERROR_INVALID_STATE"),
             Map.entry(999, "NVML_ERROR_UNKNOWN"));
+
+    // After NAMES: static fields initialise in order.
+    public static final NvmlReturn SUCCESS = of(0);
+    public static final NvmlReturn NOT_SUPPORTED = of(3);
+    public static final NvmlReturn LIBRARY_NOT_FOUND = of(12);
 
     public static NvmlReturn of(int code) {
         String name = NAMES.get(code);

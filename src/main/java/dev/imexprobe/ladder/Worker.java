@@ -24,6 +24,7 @@ import tools.jackson.databind.json.JsonMapper;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -107,17 +108,18 @@ public final class Worker {
                 }
                 exported = new ProbeSession(driver, type, r.path("sizeBytes").asLong(2L << 20),
                         r.path("seed").asLong(), null, r.path("gpu").asInt(0), -1);
-                List<StageResult> stages = engine.run(exported, List.of(new CreateStage(), new ExportStage()));
+                List<StageResult> stages = new ArrayList<>(engine.run(exported,
+                        List.of(new CreateStage(), new ExportStage())));
                 boolean ok = StageEngine.passed(stages);
-                reply.put("ok", ok);
-                reply.put("stages", stages);
                 if (ok && type == HandleType.FABRIC) {
                     reply.put("handle", exported.fabricHandle().base64());
                 }
                 if (!ok) {
-                    reply.put("release", engine.run(exported, List.of(new ReleaseStage())));
+                    stages.addAll(engine.run(exported, List.of(new ReleaseStage())));
                     exported = null;
                 }
+                reply.put("ok", ok);
+                reply.put("stages", stages);
             }
             case "sendFd" -> {
                 long start = System.nanoTime();
