@@ -2,7 +2,7 @@
 # Two (and more) agents as separate processes on the one GPU: push and pull with write-back, then importers
 # that lack the exporter's channel (hidden by a tmpfs in a mount namespace, or holding only channel1).
 set -u
-OUT=${OUT:-/tmp/out}; J=$(bash .gpu-bundle/unpack.sh); JAR=.gpu-bundle/imexprobe.jar
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; J=$(bash .gpu-bundle/unpack.sh); JAR=.gpu-bundle/imexprobe.jar
 export IMEXPROBE_AUTH_TOKEN=gpu-validation-token-0123456789 IMEXPROBE_MESH_INTERVAL=2s NCCL_NVLS_ENABLE=0
 agent() { # name port [namespace setup]
   local name=$1 port=$2 setup=${3:-}

@@ -1133,7 +1133,8 @@ static const struct {
     PROC(cuDeviceGet, 2000),
     PROC(cuDeviceGetName, 2000),
     PROC(cuDeviceGetUuid, 11040),
-    PROC(cuDeviceGetPCIBusId, 4000),
+    /* 4010, not 4000: the H200 driver answered VERSION_NOT_SUFFICIENT for 4000 (docs/gpu-validation.md). */
+    PROC(cuDeviceGetPCIBusId, 4010),
     PROC(cuDeviceGetAttribute, 2000),
     PROC(cuDevicePrimaryCtxRetain, 7000),
     PROC(cuDevicePrimaryCtxRelease, 11000),

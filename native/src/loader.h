@@ -3,6 +3,8 @@
  * function pointer (cu.name), its resolution through cuGetProcAddress with that API version, and the
  * "missing symbols" report. REQUIRED ones must resolve or the library counts as unusable; OPTIONAL ones
  * leave a NULL pointer that callers treat as "unavailable".
+ * The version is the CUDA release that introduced the ABI declared in cuda_abi.h: asking for less gives
+ * VERSION_NOT_SUFFICIENT (seen on the H200 for cuDeviceGetPCIBusId at 4000; it needs 4010).
  */
 #ifndef IMEXPROBE_LOADER_H
 #define IMEXPROBE_LOADER_H
@@ -19,7 +21,7 @@
     X(cuDeviceGet, 2000, REQUIRED)                        \
     X(cuDeviceGetName, 2000, REQUIRED)                    \
     X(cuDeviceGetUuid, 11040, REQUIRED)                   \
-    X(cuDeviceGetPCIBusId, 4000, REQUIRED)                \
+    X(cuDeviceGetPCIBusId, 4010, REQUIRED)                \
     X(cuDeviceGetAttribute, 2000, REQUIRED)               \
     X(cuDevicePrimaryCtxRetain, 7000, REQUIRED)           \
     X(cuDevicePrimaryCtxRelease, 11000, REQUIRED)         \
