@@ -19,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NVML_ERROR_NOT_SUPPORTED_CODE 3 /* nvmlReturn NOT_SUPPORTED: the status the H200 reported with state 0 */
 
 void fake_log(const char *fmt, ...) {
     char line[1024];
@@ -237,9 +236,10 @@ static void load_config(void) {
     const char *path = getenv("FAKECUDA_CONFIG");
     if (path && *path) read_config_file(path, status_set);
 
-    /* Measured on the H200: state NOT_SUPPORTED comes with status NVML_ERROR_NOT_SUPPORTED. */
+    /* Measured on the H200 (docs/gpu-validation.md, 2026-12-02): state NOT_SUPPORTED comes with status
+     * NVML_SUCCESS (0) from nvmlDeviceGetGpuFabricInfoV v3; the status means something only once COMPLETED. */
     for (int i = 0; i < FAKE_MAX_GPUS; i++)
-        if (!status_set[i]) config.fabric[i].status = config.fabric[i].state == 0 ? NVML_ERROR_NOT_SUPPORTED_CODE : 0;
+        if (!status_set[i]) config.fabric[i].status = 0;
 }
 
 const struct fake_config *fake_config(void) {

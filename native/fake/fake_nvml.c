@@ -2,7 +2,7 @@
  * Fake libnvidia-ml.so.1: the NVML calls imexprobe uses, answering for the same fake host as the fake
  * libcuda (fake_common.c). Like the real NVML it sees every GPU of the host whatever CUDA_VISIBLE_DEVICES
  * says, but only those whose /dev/nvidiaN the process has (FAKECUDA_DEV_DIR). Fabric info defaults to what
- * the H200 reported: state NOT_SUPPORTED with status NVML_ERROR_NOT_SUPPORTED.
+ * the H200 reported: state NOT_SUPPORTED with status NVML_SUCCESS (docs/gpu-validation.md).
  */
 #include "nvml_abi.h"
 #include "fake_common.h"
