@@ -413,6 +413,29 @@ class HelmChartTest {
         assertThat(json).isEqualTo(java.nio.file.Files.readString(Project.DASHBOARD).stripTrailing());
     }
 
+    @Test
+    void packagedChartCarriesTheDashboardAndSchema(@org.junit.jupiter.api.io.TempDir java.nio.file.Path out) throws Exception {
+        new Helm(Project.CHART).packageIt().withDestination(out).call();
+        java.nio.file.Path tgz = out.resolve("imexprobe-0.1.0.tgz");
+        assertThat(tgz).isRegularFile();
+        List<String> entries = new java.util.ArrayList<>();
+        try (var gz = new java.util.zip.GZIPInputStream(java.nio.file.Files.newInputStream(tgz))) {
+            byte[] all = gz.readAllBytes();
+            // tar: 512-byte headers, name in the first 100 bytes, size (octal) at 124..136.
+            for (int pos = 0; pos + 512 <= all.length; ) {
+                String name = new String(all, pos, 100, java.nio.charset.StandardCharsets.US_ASCII).replace("\0", "").strip();
+                if (name.isEmpty()) {
+                    break;
+                }
+                String size = new String(all, pos + 124, 12, java.nio.charset.StandardCharsets.US_ASCII).replace("\0", "").strip();
+                entries.add(name);
+                pos += 512 + (int) ((Long.parseLong(size.isEmpty() ? "0" : size, 8) + 511) / 512 * 512);
+            }
+        }
+        assertThat(entries).contains("imexprobe/dashboards/imexprobe.json", "imexprobe/values.schema.json",
+                "imexprobe/templates/NOTES.txt", "imexprobe/Chart.yaml");
+    }
+
     static Stream<Arguments> invalidValues() {
         return Stream.of(
                 Arguments.of(values("mode", "perPod"), "mode", "perNode"),
