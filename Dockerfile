@@ -1,0 +1,44 @@
+# syntax=docker/dockerfile:1
+# imexprobe agent image: java -jar /app/imexprobe.jar serve (Spring Boot), port 8080.
+#
+# Multi-arch: docker buildx build --platform linux/amd64,linux/arm64 -t <registry>/imexprobe:0.1.0 --push .
+# The build stage deliberately has no --platform=$BUILDPLATFORM: like every stage without one it runs on the
+# TARGET platform (under QEMU emulation when that differs from the builder's), because the Maven build compiles
+# the JNI shim with the gcc of the machine it runs on and packs it into the jar as /native/linux-<arch>/.
+# Building on $BUILDPLATFORM would ship an amd64 shim inside the arm64 image.
+# Official Eclipse Temurin images (Ubuntu 24.04 "noble"); pin a digest in your registry mirror if you need to.
+FROM eclipse-temurin:25-jdk-noble AS build
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gcc make libc6-dev \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY .mvn/ .mvn/
+COPY mvnw pom.xml ./
+COPY native/ native/
+COPY src/main/ src/main/
+# Tests ran in CI; the image build only packages (the pom still runs make -C native for this architecture).
+RUN ./mvnw -B -DskipTests package \
+    && cp target/imexprobe.jar /imexprobe.jar
+
+FROM eclipse-temurin:25-jre-noble
+ARG VERSION=0.1.0
+LABEL org.opencontainers.image.title="imexprobe" \
+      org.opencontainers.image.description="Proves CUDA fabric memory (IMEX) export and import between GPUs; REST and Prometheus metrics." \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.source="https://github.com/imexprobe/imexprobe" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.base.name="docker.io/library/eclipse-temurin:25-jre-noble"
+WORKDIR /app
+# Owned by root and read-only to the agent: nothing in the image is writable by it.
+COPY --from=build /imexprobe.jar /app/imexprobe.jar
+# The JNI library is extracted to java.io.tmpdir at start: with a read-only root filesystem /tmp must be a
+# writable mount (the chart mounts an emptyDir; plain docker: --read-only --tmpfs /tmp).
+ENV JAVA_TOOL_OPTIONS="-Djava.io.tmpdir=/tmp -XX:MaxRAMPercentage=60" \
+    SERVER_PORT=8080 \
+    NVIDIA_DRIVER_CAPABILITIES=compute,utility
+USER 65532:65532
+EXPOSE 8080
+# Kubernetes probes /actuator/health/{liveness,readiness}; the image has no curl to check itself with.
+HEALTHCHECK NONE
+ENTRYPOINT ["java","-XX:+ExitOnOutOfMemoryError","-jar","/app/imexprobe.jar"]
+CMD ["serve"]

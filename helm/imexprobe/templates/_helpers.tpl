@@ -1,0 +1,120 @@
+{{/* Chart name, trimmed to a DNS label. */}}
+{{- define "imexprobe.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Resource name prefix: <release>-imexprobe, or <release> when it already says imexprobe. */}}
+{{- define "imexprobe.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 40 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 40 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "imexprobe.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels that select the agent pods (Service, NetworkPolicy, peer discovery). Never change them on upgrade. */}}
+{{- define "imexprobe.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "imexprobe.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: agent
+{{- end }}
+
+{{- define "imexprobe.labels" -}}
+helm.sh/chart: {{ include "imexprobe.chart" . }}
+app.kubernetes.io/name: {{ include "imexprobe.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: imexprobe
+{{- end }}
+
+{{/* The label selector string the agent uses to find its peers through the Kubernetes API. */}}
+{{- define "imexprobe.peerSelector" -}}
+app.kubernetes.io/name={{ include "imexprobe.name" . }},app.kubernetes.io/instance={{ .Release.Name }},app.kubernetes.io/component=agent
+{{- end }}
+
+{{- define "imexprobe.serviceAccountName" -}}
+{{- include "imexprobe.fullname" . }}
+{{- end }}
+
+{{- define "imexprobe.secretName" -}}
+{{- default (printf "%s-auth" (include "imexprobe.fullname" .)) .Values.auth.existingSecret }}
+{{- end }}
+
+{{- define "imexprobe.headlessServiceName" -}}
+{{- include "imexprobe.fullname" . }}
+{{- end }}
+
+{{- define "imexprobe.computeDomainName" -}}
+{{- default (include "imexprobe.fullname" .) .Values.imex.channel.computeDomain.name }}
+{{- end }}
+
+{{/* The ResourceClaimTemplate that the DRA driver's controller generates for our ComputeDomain. */}}
+{{- define "imexprobe.channelClaimTemplateName" -}}
+{{- printf "%s-channel" (include "imexprobe.computeDomainName" .) }}
+{{- end }}
+
+{{- define "imexprobe.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/*
+Per-node object name: <fullname>-<node>, dots turned into dashes; when that would exceed 47 characters (a
+StatefulSet's pods carry a controller-revision-hash label of name + 11 characters, limited to 63) it becomes
+<fullname>-<start of node>-<6 hex of sha256(node)>, still unique per node.
+Call with (dict "root" $ "node" $node).
+*/}}
+{{- define "imexprobe.perNodeName" -}}
+{{- $full := include "imexprobe.fullname" .root }}
+{{- $slug := .node | lower | replace "." "-" }}
+{{- $name := printf "%s-%s" $full $slug }}
+{{- if gt (len $name) 47 }}
+{{- $name = printf "%s-%s" ($name | trunc 40 | trimSuffix "-") (sha256sum .node | trunc 6) }}
+{{- end }}
+{{- $name }}
+{{- end }}
+
+{{/* Spring Duration (500ms, 30s, 2m, 1h) in whole seconds, at least 1. */}}
+{{- define "imexprobe.durationSeconds" -}}
+{{- $d := toString . }}
+{{- $n := regexFind "^[0-9]+" $d | int }}
+{{- $unit := trimPrefix (toString $n) $d }}
+{{- $s := 0 }}
+{{- if eq $unit "ms" }}{{ $s = div $n 1000 }}
+{{- else if eq $unit "s" }}{{ $s = $n }}
+{{- else if eq $unit "m" }}{{ $s = mul $n 60 }}
+{{- else if eq $unit "h" }}{{ $s = mul $n 3600 }}
+{{- else }}{{ fail (printf "cannot read duration %q (use ms, s, m or h)" $d) }}
+{{- end }}
+{{- max $s 1 }}
+{{- end }}
+
+{{/* The job label of the agents' scrape: the ServiceMonitor names it after the Service. */}}
+{{- define "imexprobe.job" -}}
+{{- include "imexprobe.headlessServiceName" . }}
+{{- end }}
+
+{{/* Checks that are easier to say here than in values.schema.json. */}}
+{{- define "imexprobe.validate" -}}
+{{- if eq .Values.mode "perGpu" }}
+{{- if empty .Values.perGpu.nodes }}
+{{- fail "mode=perGpu needs perGpu.nodes: the node names to place per-GPU agents on" }}
+{{- end }}
+{{- if ne (len .Values.perGpu.nodes) (len (uniq .Values.perGpu.nodes)) }}
+{{- fail "perGpu.nodes lists a node twice" }}
+{{- end }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,107 @@
+{{/*
+Prometheus template text (for alert labels and annotations) that names the CUresult code in $value, as the
+agent's CuResult table does; 0 means no driver call failed (the failing stage made none, e.g. transfer).
+*/}}
+{{- define "imexprobe.cuResultNameTmpl" -}}
+{{`{{ $c := printf "%.0f" $value }}`}}
+{{- $names := list "1" "CUDA_ERROR_INVALID_VALUE" "2" "CUDA_ERROR_OUT_OF_MEMORY" "3" "CUDA_ERROR_NOT_INITIALIZED" "100" "CUDA_ERROR_NO_DEVICE" "101" "CUDA_ERROR_INVALID_DEVICE" "201" "CUDA_ERROR_INVALID_CONTEXT" "400" "CUDA_ERROR_INVALID_HANDLE" "401" "CUDA_ERROR_ILLEGAL_STATE" "600" "CUDA_ERROR_NOT_READY" "700" "CUDA_ERROR_ILLEGAL_ADDRESS" "800" "CUDA_ERROR_NOT_PERMITTED" "801" "CUDA_ERROR_NOT_SUPPORTED" "999" "CUDA_ERROR_UNKNOWN" }}
+{{- `{{ if eq $c "0" }}none` }}
+{{- range $i, $e := $names }}{{ if eq (mod $i 2) 0 }}{{ printf "{{ else if eq $c %q }}%s" $e (index $names (add1 $i)) }}{{ end }}{{ end }}
+{{- `{{ else }}CUresult {{ $c }}{{ end }}` }}
+{{- end }}
+
+{{/*
+The alerting rules, as the body of a PrometheusRule spec (groups: ...). Kept in one helper so that tests can
+render exactly what ships. Prometheus' own template syntax passes through as literal text ({{` ... `}}).
+*/}}
+{{- define "imexprobe.ruleGroups" -}}
+{{- $a := .Values.alerts }}
+{{- $job := include "imexprobe.job" . }}
+{{- $runbook := $a.runbookBaseUrl }}
+{{- $stale := mul 3 (include "imexprobe.durationSeconds" .Values.agent.meshInterval | int) }}
+{{- $cuName := include "imexprobe.cuResultNameTmpl" . -}}
+groups:
+  - name: imexprobe
+    rules:
+      - alert: ImexprobePairImportFailing
+        # Value: the CUresult code of the last probe's first failing stage (0 when no driver call failed).
+        expr: |
+          imexprobe_pair_last_cu_result{job="{{ $job }}"}
+            and on (namespace, pod, source_node, source_gpu, target_node, target_gpu)
+          imexprobe_pair_up{job="{{ $job }}"} == 0
+        for: {{ $a.pairFailingFor }}
+        labels:
+          severity: {{ $a.severity.pairImportFailing }}
+          cu_result: >-
+            {{ $cuName }}
+        annotations:
+          summary: >-
+            IMEX import from {{`{{ $labels.source_node }} {{ $labels.source_gpu }}`}} into {{`{{ $labels.target_node }} {{ $labels.target_gpu }}`}} fails: {{ $cuName }}
+          description: >-
+            Every probe from exporter {{`{{ $labels.source_gpu }}`}} on {{`{{ $labels.source_node }}`}} into importer
+            {{`{{ $labels.target_gpu }}`}} on {{`{{ $labels.target_node }}`}} has failed for {{ $a.pairFailingFor }}; the last one stopped
+            at {{ $cuName }} (code {{`{{ $value }}`}}).{{`{{ with query (printf "topk(1, sum by (stage, cu_result) (increase(imexprobe_stage_results_total{job=\"`}}{{ $job }}{{`\",pod=\"%s\",cu_result!~\"CUDA_SUCCESS|none\"}[15m])))" $labels.pod) }}`}}
+            Most frequent failing stage on that agent in the last 15 minutes: {{`{{ . | first | label "stage" }} ({{ . | first | label "cu_result" }}).{{ end }}`}}
+            The finding is in /v1/mesh of pod {{`{{ $labels.pod }}`}}.
+          runbook_url: {{ printf "%s#imexprobepairimportfailing" $runbook }}
+      - alert: ImexprobeTargetUnreachable
+        # Value: how many source GPUs fail to import into this target. One bad pair is ImexprobePairImportFailing;
+        # many exporters failing into one importer point at the importer.
+        expr: |
+          count by (namespace, target_node, target_gpu) (
+            max by (namespace, source_node, source_gpu, target_node, target_gpu) (imexprobe_pair_up{job="{{ $job }}"}) == 0
+          ) >= {{ $a.targetMinSources }}
+        for: {{ $a.targetUnreachableFor }}
+        labels:
+          severity: {{ $a.severity.targetUnreachable }}
+        annotations:
+          summary: >-
+            IMEX target {{`{{ $labels.target_node }} {{ $labels.target_gpu }}`}} fails imports from {{`{{ $value }}`}} sources: suspect the target
+          description: >-
+            {{`{{ $value }}`}} source GPUs have failed to import into GPU {{`{{ $labels.target_gpu }}`}} on node
+            {{`{{ $labels.target_node }}`}} for {{ $a.targetUnreachableFor }} (threshold: {{ $a.targetMinSources }} sources). When many
+            exporters fail into one importer, look at the importer: its IMEX channel, its IMEX daemon, its fabric state.
+          runbook_url: {{ printf "%s#imexprobetargetunreachable" $runbook }}
+      - alert: ImexprobeAgentDown
+        expr: |
+          up{job="{{ $job }}"} == 0 or absent(up{job="{{ $job }}"})
+        for: {{ $a.agentDownFor }}
+        labels:
+          severity: {{ $a.severity.agentDown }}
+        annotations:
+          summary: >-
+            {{`{{ if $labels.pod }}imexprobe agent {{ $labels.pod }} on node {{ $labels.node }} is down{{ else }}`}}no imexprobe agent of job {{ $job }} is scraped{{`{{ end }}`}}
+          description: >-
+            {{`{{ if $labels.pod }}Prometheus could not scrape {{ $labels.pod }} ({{ $labels.instance }}) on node {{ $labels.node }}`}}
+            for {{ $a.agentDownFor }}: the pairs it exports are unmeasured, not healthy.{{`{{ else }}`}}No target of job {{ $job }}
+            has been up for {{ $a.agentDownFor }}: the agents are not running, or Prometheus does not select their ServiceMonitor.{{`{{ end }}`}}
+          runbook_url: {{ printf "%s#imexprobeagentdown" $runbook }}
+      - alert: ImexprobeProbesStale
+        # No finished mesh round for 3 intervals of {{ .Values.agent.meshInterval }}.
+        expr: |
+          time() - imexprobe_mesh_last_cycle_timestamp_seconds{job="{{ $job }}"} > {{ $stale }}
+        for: {{ $a.probesStaleFor }}
+        labels:
+          severity: {{ $a.severity.probesStale }}
+        annotations:
+          summary: >-
+            imexprobe agent {{`{{ $labels.pod }}`}} on node {{`{{ $labels.node }}`}} has not finished a mesh round for {{`{{ humanizeDuration $value }}`}}
+          description: >-
+            The agent answers scrapes but its probe loop has stalled (no mesh round for more than {{ $stale }} s, 3 intervals
+            of {{ .Values.agent.meshInterval }}): a driver call may hang. Its pair metrics are stale.
+          runbook_url: {{ printf "%s#imexprobeprobesstale" $runbook }}
+      - alert: ImexprobeNoImexChannel
+        expr: |
+          imexprobe_imex_channels{job="{{ $job }}"} == 0
+        for: {{ $a.noImexChannelFor }}
+        labels:
+          severity: {{ $a.severity.noImexChannel }}
+        annotations:
+          summary: >-
+            imexprobe agent {{`{{ $labels.pod }}`}} on node {{`{{ $labels.node }}`}} has no usable IMEX channel
+          description: >-
+            The agent on node {{`{{ $labels.node }}`}} can open no /dev/nvidia-caps-imex-channels/channelN, so cuMemCreate with
+            FABRIC handles fails with CUDA_ERROR_NOT_PERMITTED (800). Check that the pod got its channel claim
+            (kubectl describe pod {{`{{ $labels.pod }}`}}) and that its ComputeDomain is Ready.
+          runbook_url: {{ printf "%s#imexprobenoimexchannel" $runbook }}
+{{- end }}

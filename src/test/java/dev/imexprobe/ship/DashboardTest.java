@@ -1,0 +1,155 @@
+package dev.imexprobe.ship;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** grafana/imexprobe.json: valid, on the ${datasource} variable, naming only metrics the agent exports. */
+class DashboardTest {
+
+    /** The agent's metric names (DESIGN.md) plus Prometheus' up; histograms in their exposition forms. */
+    static final Set<String> METRICS = Set.of(
+            "imexprobe_probes_total", "imexprobe_stage_results_total",
+            "imexprobe_stage_duration_seconds_bucket", "imexprobe_stage_duration_seconds_sum",
+            "imexprobe_stage_duration_seconds_count",
+            "imexprobe_pair_up", "imexprobe_pair_last_cu_result", "imexprobe_pair_last_success_timestamp_seconds",
+            "imexprobe_mesh_last_cycle_timestamp_seconds", "imexprobe_peers", "imexprobe_imex_channels",
+            "imexprobe_imex_daemon_ready", "imexprobe_fabric_state", "imexprobe_fabric_healthy",
+            "imexprobe_gpus_visible", "imexprobe_allocations_live", "imexprobe_build_info", "up");
+
+    private static final Pattern METRIC = Pattern.compile("(?<![A-Za-z0-9_:\"$])(imexprobe_[a-z0-9_]+|up)(?![A-Za-z0-9_\"])");
+
+    static JsonNode dashboard() throws Exception {
+        return JsonMapper.builder().build().readTree(Files.readString(Project.DASHBOARD));
+    }
+
+    static List<JsonNode> panels(JsonNode dash) {
+        List<JsonNode> all = new ArrayList<>();
+        for (JsonNode p : dash.get("panels")) {
+            all.add(p);
+            if (p.has("panels")) {
+                p.get("panels").forEach(all::add);
+            }
+        }
+        return all;
+    }
+
+    @Test
+    void chartCarriesTheSameDashboard() throws Exception {
+        assertThat(Files.readString(Project.CHART_DASHBOARD)).isEqualTo(Files.readString(Project.DASHBOARD));
+    }
+
+    @Test
+    void isAModernDashboardWithDatasourceJobAndNodeVariables() throws Exception {
+        JsonNode dash = dashboard();
+        assertThat(dash.get("schemaVersion").asInt()).isGreaterThanOrEqualTo(39);
+        assertThat(dash.get("uid").asText()).isNotBlank();
+        JsonNode vars = dash.at("/templating/list");
+        JsonNode ds = find(vars, "datasource");
+        assertThat(ds.get("type").asText()).isEqualTo("datasource");
+        assertThat(ds.get("query").asText()).isEqualTo("prometheus");
+        JsonNode node = find(vars, "node");
+        assertThat(node.get("type").asText()).isEqualTo("query");
+        assertThat(node.at("/query/query").asText()).startsWith("label_values(").endsWith(", node)");
+        assertThat(node.at("/datasource/uid").asText()).isEqualTo("${datasource}");
+        assertThat(find(vars, "job").at("/datasource/uid").asText()).isEqualTo("${datasource}");
+    }
+
+    @Test
+    void panelsHaveUniqueIdsAndEveryQueryUsesTheDatasourceVariable() throws Exception {
+        Set<Integer> ids = new HashSet<>();
+        int queries = 0;
+        for (JsonNode p : panels(dashboard())) {
+            assertThat(ids.add(p.get("id").asInt())).as("panel id %s unique", p.get("id")).isTrue();
+            if ("row".equals(p.get("type").asText())) {
+                continue;
+            }
+            assertThat(p.at("/datasource/uid").asText()).as("datasource of %s", p.get("title")).isEqualTo("${datasource}");
+            assertThat(p.get("targets")).as("targets of %s", p.get("title")).isNotEmpty();
+            for (JsonNode t : p.get("targets")) {
+                assertThat(t.at("/datasource/uid").asText()).isEqualTo("${datasource}");
+                assertThat(t.get("expr").asText()).isNotBlank();
+                queries++;
+            }
+        }
+        assertThat(queries).isGreaterThanOrEqualTo(15);
+    }
+
+    @Test
+    void queriesNameOnlyTheAgentsMetrics() throws Exception {
+        Set<String> used = new TreeSet<>();
+        for (JsonNode p : panels(dashboard())) {
+            if (p.has("targets")) {
+                for (JsonNode t : p.get("targets")) {
+                    used.addAll(metricsIn(t.get("expr").asText()));
+                }
+            }
+        }
+        for (JsonNode v : dashboard().at("/templating/list")) {
+            if (v.has("definition")) {
+                used.addAll(metricsIn(v.get("definition").asText()));
+            }
+        }
+        assertThat(used).isSubsetOf(METRICS);
+        // What the dashboard is for: the matrix, failures by stage and CUresult, durations, node state, agents.
+        assertThat(used).contains("imexprobe_pair_up", "imexprobe_stage_results_total",
+                "imexprobe_stage_duration_seconds_bucket", "imexprobe_imex_channels", "imexprobe_imex_daemon_ready",
+                "imexprobe_fabric_state", "imexprobe_fabric_healthy", "imexprobe_allocations_live", "up");
+    }
+
+    @Test
+    void metricScannerSeesThroughPromQl() {
+        assertThat(metricsIn("sum by (stage) (increase(imexprobe_stage_results_total{cu_result!~\"CUDA_SUCCESS|none\"}[5m]))"))
+                .containsExactly("imexprobe_stage_results_total");
+        assertThat(metricsIn("label_join(imexprobe_pair_up{job=~\"$job\"}, \"source\", \" \", \"source_node\")"))
+                .containsExactly("imexprobe_pair_up");
+        assertThat(metricsIn("sum(up{job=~\"$job\"}) / count(imexprobe_bogus_total)"))
+                .containsExactlyInAnyOrder("up", "imexprobe_bogus_total");
+    }
+
+    @Test
+    void failurePanelsExcludeSuccessAndPercentilesUseTheHistogram() throws Exception {
+        List<String> exprs = new ArrayList<>();
+        panels(dashboard()).forEach(p -> {
+            if (p.has("targets")) {
+                p.get("targets").forEach(t -> exprs.add(t.get("expr").asText()));
+            }
+        });
+        assertThat(exprs).filteredOn(e -> e.contains("imexprobe_stage_results_total"))
+                .isNotEmpty().allSatisfy(e -> assertThat(e).contains("cu_result!~\"CUDA_SUCCESS|none\""));
+        assertThat(exprs).anySatisfy(e -> assertThat(e)
+                .contains("histogram_quantile(0.95, sum by (le, stage) (rate(imexprobe_stage_duration_seconds_bucket"));
+        assertThat(exprs).anySatisfy(e -> assertThat(e).contains("imexprobe_stage_duration_seconds_sum")
+                .contains("imexprobe_stage_duration_seconds_count"));
+    }
+
+    static Set<String> metricsIn(String expr) {
+        // Label values and matchers are quoted; strip strings first so "source_node" etc. never count.
+        String unquoted = expr.replaceAll("\"(\\\\.|[^\"\\\\])*\"", "\"\"");
+        Set<String> found = new TreeSet<>();
+        Matcher m = METRIC.matcher(unquoted);
+        while (m.find()) {
+            found.add(m.group(1));
+        }
+        return found;
+    }
+
+    private static JsonNode find(JsonNode vars, String name) {
+        for (JsonNode v : vars) {
+            if (name.equals(v.get("name").asText())) {
+                return v;
+            }
+        }
+        throw new AssertionError("no variable " + name);
+    }
+}
