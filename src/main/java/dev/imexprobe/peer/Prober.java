@@ -102,10 +102,36 @@ public final class Prober {
         return direction == Direction.PUSH ? push(peer, local, remote, r) : pull(peer, local, remote, r);
     }
 
-    /** Asks a peer who it is; null when it cannot be reached or is not an agent. */
-    public Peer identify(String target) {
+    /** Who a peer is, or why it could not say. */
+    public record Identification(Peer peer, PeerCall<?> failure) {
+        public boolean ok() {
+            return peer != null;
+        }
+    }
+
+    /** Asks a peer who it is (GET /v1/node). */
+    public Identification identify(String target) {
         PeerCall<JsonNode> info = client.node(target);
-        return info.ok() ? parsePeer(target, info.value()) : null;
+        if (!info.ok()) {
+            return new Identification(null, info);
+        }
+        Peer peer = parsePeer(target, info.value());
+        return peer != null ? new Identification(peer, null) : new Identification(null, PeerCall.failed(
+                PeerCall.Kind.GARBLED, info.httpStatus(), "its /v1/node does not describe an imexprobe agent", info.nanos()));
+    }
+
+    /**
+     * The result for a pair whose target did not answer: every stage but the transfer skipped, the finding
+     * naming the peer. Target node and GPU are the peer's when it was known before, else its address.
+     */
+    public PairResult unreachablePair(String target, Peer known, GpuSelector.Gpu local, GpuSelector.Gpu remote,
+                                      PeerCall<?> call) {
+        Stitch stitch = new Stitch();
+        stitch.add(transferFailure(call));
+        stitch.gap("not run: the target could not be asked who it is");
+        return new PairResult(Direction.PUSH, self.node(), local.uuid(), known != null ? known.node() : target,
+                remote != null ? remote.uuid() : null, Verdict.FAIL, call.nanos() / 1e9, peerFinding(target, call),
+                stitch.list(), null);
     }
 
     // ---- push: we export, the target imports --------------------------------------------------------------

@@ -1,6 +1,7 @@
 package dev.imexprobe.web;
 
 import dev.imexprobe.agent.AgentProperties;
+import dev.imexprobe.mesh.ProbeRecorder;
 import dev.imexprobe.peer.Prober;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.PairResult;
@@ -32,11 +33,13 @@ public class ProbeController {
     private static final Pattern TARGET = Pattern.compile("(\\[[0-9A-Fa-f:.]+(%[A-Za-z0-9]+)?]|[A-Za-z0-9._-]+):([0-9]{1,5})");
 
     private final Prober prober;
+    private final ProbeRecorder recorder;
     private final Semaphore slots;
     private final long retryAfter;
 
-    public ProbeController(Prober prober, AgentProperties properties) {
+    public ProbeController(Prober prober, ProbeRecorder recorder, AgentProperties properties) {
         this.prober = prober;
+        this.recorder = recorder;
         this.slots = new Semaphore(properties.probe().concurrency());
         this.retryAfter = properties.probe().retryafter() > 0 ? properties.probe().retryafter()
                 : Math.max(1, properties.mesh().interval().toSeconds());
@@ -66,6 +69,7 @@ public class ProbeController {
         ProbeReport report;
         try {
             report = prober.probe(request);
+            report.results().forEach(recorder::record);
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid(e.getMessage());
         } finally {

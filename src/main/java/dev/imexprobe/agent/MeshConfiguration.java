@@ -1,0 +1,109 @@
+package dev.imexprobe.agent;
+
+import dev.imexprobe.metrics.ImexprobeMetrics;
+import dev.imexprobe.mesh.MeshScheduler;
+import dev.imexprobe.mesh.MeshService;
+import dev.imexprobe.mesh.MeshState;
+import dev.imexprobe.mesh.ProbeRecorder;
+import dev.imexprobe.node.AgentIdentity;
+import dev.imexprobe.peer.CompositeDiscovery;
+import dev.imexprobe.peer.DnsPeers;
+import dev.imexprobe.peer.KubernetesPeers;
+import dev.imexprobe.peer.OwnEndpoints;
+import dev.imexprobe.peer.PeerClient;
+import dev.imexprobe.peer.PeerDiscovery;
+import dev.imexprobe.peer.Prober;
+import dev.imexprobe.peer.StaticPeers;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import tools.jackson.databind.json.JsonMapper;
+
+import java.net.URI;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Wires discovery, the mesh, its metrics and health; no logic here. */
+@Configuration(proxyBeanMethods = false)
+public class MeshConfiguration {
+
+    @Bean(destroyMethod = "")
+    PeerDiscovery peerDiscovery(AgentProperties properties, @Value("${server.port:8080}") int serverPort) {
+        AgentProperties.Peers p = properties.peers();
+        List<PeerDiscovery> sources = new ArrayList<>();
+        if (!p.staticList().isEmpty()) {
+            sources.add(new StaticPeers(String.join(",", p.staticList())));
+        }
+        if (p.dns() != null && !p.dns().isBlank()) {
+            sources.add(new DnsPeers(p.dns()));
+        }
+        AgentProperties.Kubernetes k = p.kubernetes();
+        if (k.selector() != null && !k.selector().isBlank()) {
+            KubernetesPeers.Settings s = KubernetesPeers.Settings.inCluster(k.selector(), k.namespace())
+                    .withAgentPort(k.port());
+            if (k.api() != null && !k.api().isBlank()) {
+                s = s.withApiServer(URI.create(k.api()));
+            }
+            sources.add(new KubernetesPeers(s, Clock.systemUTC()));
+        }
+        return new CompositeDiscovery(sources, new OwnEndpoints(serverPort));
+    }
+
+    @Bean
+    MeshState meshState() {
+        return new MeshState(Clock.systemUTC());
+    }
+
+    @Bean
+    ProbeRecorder probeRecorder(MeshState state, ImexprobeMetrics metrics) {
+        ProbeRecorder recorder = new ProbeRecorder(state);
+        recorder.addListener(metrics);
+        return recorder;
+    }
+
+    @Bean(destroyMethod = "close")
+    MeshScheduler meshScheduler(AgentProperties properties, PeerDiscovery discovery, Prober prober, NodeService node,
+                                ProbeRecorder recorder, ImexprobeMetrics metrics) {
+        AgentProperties.Mesh m = properties.mesh();
+        return new MeshScheduler(new MeshScheduler.Settings(m.interval(), m.jitter(), m.subset(), m.concurrency(),
+                m.maxbackoff(), m.size(), true), discovery, prober, node, () -> {
+                    node.refresh();
+                    metrics.refreshGauges();
+                }, recorder);
+    }
+
+    /** The mesh starts once the agent serves requests: peers probing us must find us ready. */
+    @Bean
+    ApplicationListener<ApplicationReadyEvent> meshStarter(MeshScheduler scheduler) {
+        return event -> scheduler.start();
+    }
+
+    @Bean
+    ImexprobeMetrics imexprobeMetrics(NodeService node, MeshState state, PeerDiscovery discovery,
+                                      AgentProperties properties, AgentIdentity identity) {
+        return new ImexprobeMetrics(node::report, state, () -> discovery.peers().size(), properties.metrics().pairs(),
+                identity.version());
+    }
+
+    @Bean
+    MeshService meshService(AgentIdentity identity, NodeService node, MeshState state, PeerDiscovery discovery,
+                            PeerClient client, JsonMapper json, AgentProperties properties) {
+        return new MeshService(identity, () -> node.report().fake(), state, discovery, client, json,
+                properties.mesh().interval());
+    }
+
+    @Bean("imexprobe")
+    ReadinessHealth readinessHealth(NodeService node, AgentProperties properties) {
+        return new ReadinessHealth(node, properties.readiness());
+    }
+
+    @Bean("mesh")
+    MeshHealth meshHealth(MeshState state) {
+        return new MeshHealth(state);
+    }
+}

@@ -1,0 +1,248 @@
+package dev.imexprobe.mesh;
+
+import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.peer.PeerAddress;
+import dev.imexprobe.peer.PeerDiscovery;
+import dev.imexprobe.peer.Prober;
+import dev.imexprobe.probe.Direction;
+import dev.imexprobe.probe.GpuSelector;
+import dev.imexprobe.probe.LocalAgent;
+import dev.imexprobe.probe.PairResult;
+import dev.imexprobe.probe.Stage;
+import dev.imexprobe.probe.StageResult;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Probes the domain every interval: push probes from each local GPU to each GPU of each peer (or of k peers
+ * chosen by rendezvous hashing), a bounded number at once. The first round starts at a random point of the
+ * first interval and later rounds are jittered, so agents that start together do not probe together. A peer
+ * that cannot be reached is left alone for 1, 2, 4… rounds (up to the maximum backoff); its pairs stay failed.
+ */
+public final class MeshScheduler implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(MeshScheduler.class);
+    /** Re-ask a peer who it is every this many rounds: a restarted agent may have other GPUs. */
+    private static final int IDENTIFY_EVERY = 10;
+    /** Pairs of peers gone from discovery for this many intervals are forgotten. */
+    private static final int FORGET_AFTER_INTERVALS = 5;
+
+    /** What the scheduler needs from the configuration. */
+    public record Settings(Duration interval, double jitter, int subset, int concurrency, Duration maxBackoff,
+                           Long sizeBytes, boolean writeback) {
+    }
+
+    private final Settings settings;
+    private final PeerDiscovery discovery;
+    private final Prober prober;
+    private final LocalAgent self;
+    private final Runnable refreshNode;
+    private final ProbeRecorder recorder;
+    private final ScheduledExecutorService timer;
+    private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
+    private final Semaphore inFlight;
+    private final Map<String, PeerTrack> tracks = new ConcurrentHashMap<>();
+    private final Supplier<Double> random;
+    private volatile long round;
+    private volatile boolean closed;
+
+    /** Per-peer memory: who it is, and when to try again. */
+    static final class PeerTrack {
+        volatile Prober.Peer peer;
+        volatile long identifiedRound = -1;
+        volatile int failures;
+        volatile long nextAttemptRound;
+    }
+
+    public MeshScheduler(Settings settings, PeerDiscovery discovery, Prober prober, LocalAgent self,
+                         Runnable refreshNode, ProbeRecorder recorder) {
+        this(settings, discovery, prober, self, refreshNode, recorder, () -> ThreadLocalRandom.current().nextDouble());
+    }
+
+    MeshScheduler(Settings settings, PeerDiscovery discovery, Prober prober, LocalAgent self, Runnable refreshNode,
+                  ProbeRecorder recorder, Supplier<Double> random) {
+        this.settings = settings;
+        this.discovery = discovery;
+        this.prober = prober;
+        this.self = self;
+        this.refreshNode = refreshNode;
+        this.recorder = recorder;
+        this.random = random;
+        this.inFlight = new Semaphore(settings.concurrency());
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "mesh");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Starts the rounds; the first begins at a random point of the first interval. */
+    public void start() {
+        long first = (long) (settings.interval().toMillis() * random.get());
+        timer.schedule(this::roundAndReschedule, first, TimeUnit.MILLISECONDS);
+    }
+
+    private void roundAndReschedule() {
+        long start = System.nanoTime();
+        try {
+            runRound();
+        } catch (RuntimeException e) {
+            log.error("mesh round {} failed; the next round runs as planned", round, e);
+        }
+        if (!closed) {
+            long spent = (System.nanoTime() - start) / 1_000_000;
+            double factor = 1 + settings.jitter() * (2 * random.get() - 1);
+            long next = Math.max(0, (long) (settings.interval().toMillis() * factor) - spent);
+            timer.schedule(this::roundAndReschedule, next, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** One round: refresh the node, probe the chosen peers, forget departed ones. Public for tests and /v1/mesh. */
+    public void runRound() {
+        long r = ++round;
+        refreshNode.run();
+        List<PeerAddress> peers = new ArrayList<>(discovery.peers());
+        peers.sort(Comparator.comparing(PeerAddress::hostPort));
+        List<PeerAddress> chosen = Rendezvous.pick(peers, settings.subset(), self.agentId(), r, PeerAddress::hostPort);
+        List<Future<?>> tasks = new ArrayList<>();
+        for (PeerAddress peer : chosen) {
+            PeerTrack track = tracks.computeIfAbsent(peer.hostPort(), k -> new PeerTrack());
+            if (r < track.nextAttemptRound) {
+                continue;
+            }
+            tasks.add(workers.submit(() -> probePeer(peer.hostPort(), track, r)));
+        }
+        for (Future<?> f : tasks) {
+            try {
+                f.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                log.warn("a mesh probe failed unexpectedly", e);
+            }
+        }
+        tracks.keySet().retainAll(peers.stream().map(PeerAddress::hostPort).toList());
+        recorder.state().forgetOlderThan(settings.interval().multipliedBy(FORGET_AFTER_INTERVALS)
+                .plus(settings.maxBackoff()));
+        recorder.state().cycleFinished();
+    }
+
+    private void probePeer(String target, PeerTrack track, long r) {
+        List<GpuSelector.Gpu> locals = localGpus();
+        if (track.peer == null || r - track.identifiedRound >= IDENTIFY_EVERY) {
+            Prober.Identification id = withSlot(() -> prober.identify(target));
+            if (id == null) {
+                return;
+            }
+            if (!id.ok()) {
+                failed(track, r);
+                List<GpuSelector.Gpu> remotes = track.peer != null ? track.peer.gpus() : List.of((GpuSelector.Gpu) null);
+                for (GpuSelector.Gpu local : locals) {
+                    for (GpuSelector.Gpu remote : remotes) {
+                        recorder.record(prober.unreachablePair(target, track.peer, local, remote, id.failure()));
+                    }
+                }
+                return;
+            }
+            track.peer = id.peer();
+            track.identifiedRound = r;
+        }
+        Prober.Peer peer = track.peer;
+        if (self.agentId().equals(peer.agentId())) {
+            return; // our own address under another name
+        }
+        for (GpuSelector.Gpu local : locals) {
+            for (GpuSelector.Gpu remote : peer.gpus()) {
+                recorder.state().expect(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()));
+            }
+        }
+        boolean anyAnswer = false;
+        for (GpuSelector.Gpu local : locals) {
+            for (GpuSelector.Gpu remote : peer.gpus()) {
+                PairResult result = withSlot(() -> prober.probePair(peer, local, remote, Direction.PUSH,
+                        settings.sizeBytes(), settings.writeback()));
+                if (result == null) {
+                    return;
+                }
+                recorder.record(result);
+                anyAnswer |= !unreachable(result);
+            }
+        }
+        if (anyAnswer || peer.gpus().isEmpty()) {
+            track.failures = 0;
+            track.nextAttemptRound = 0;
+        } else {
+            failed(track, r);
+            track.identifiedRound = -1; // ask who it is next time: it may have been replaced
+        }
+    }
+
+    /** The peer did not answer at all (as opposed to answering with a failure). */
+    static boolean unreachable(PairResult r) {
+        StageResult transfer = r.stages().stream().filter(s -> s.name() == Stage.TRANSFER).findFirst().orElse(null);
+        return transfer != null && !transfer.ok() && r.finding() != null
+                && ("PEER_UNREACHABLE".equals(r.finding().code()) || "TIMEOUT".equals(r.finding().code()));
+    }
+
+    private void failed(PeerTrack track, long r) {
+        track.failures++;
+        long maxRounds = Math.max(1, settings.maxBackoff().toMillis() / Math.max(1, settings.interval().toMillis()));
+        long wait = Math.min(maxRounds, 1L << Math.min(20, track.failures - 1));
+        track.nextAttemptRound = r + wait;
+    }
+
+    private <T> T withSlot(Supplier<T> work) {
+        try {
+            inFlight.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+        try {
+            return work.get();
+        } finally {
+            inFlight.release();
+        }
+    }
+
+    private List<GpuSelector.Gpu> localGpus() {
+        List<GpuSelector.Gpu> out = new ArrayList<>();
+        for (GpuDevice g : self.gpus()) {
+            out.add(new GpuSelector.Gpu(g.index(), g.uuid()));
+        }
+        return out;
+    }
+
+    public long round() {
+        return round;
+    }
+
+    /** Peers currently known to discovery and how each is doing. */
+    public Map<String, PeerTrack> tracks() {
+        return Map.copyOf(tracks);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        timer.shutdownNow();
+        workers.shutdownNow();
+    }
+}

@@ -1,0 +1,124 @@
+package dev.imexprobe.mesh;
+
+import dev.imexprobe.diagnosis.Finding;
+import dev.imexprobe.diagnosis.MeshDiagnosis;
+import dev.imexprobe.node.AgentIdentity;
+import dev.imexprobe.peer.PeerAddress;
+import dev.imexprobe.peer.PeerCall;
+import dev.imexprobe.peer.PeerClient;
+import dev.imexprobe.peer.PeerDiscovery;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Builds mesh views: this agent's own pairs, or the whole domain's by asking every known peer for its
+ * /v1/mesh (in parallel, each under the peer deadline). Blame is then judged over all pairs at once.
+ */
+public final class MeshService {
+
+    private final AgentIdentity identity;
+    private final BooleanSupplier fake;
+    private final MeshState state;
+    private final PeerDiscovery discovery;
+    private final PeerClient client;
+    private final JsonMapper json;
+    private final Duration interval;
+
+    public MeshService(AgentIdentity identity, BooleanSupplier fake, MeshState state, PeerDiscovery discovery,
+                       PeerClient client, JsonMapper json, Duration interval) {
+        this.identity = identity;
+        this.fake = fake;
+        this.state = state;
+        this.discovery = discovery;
+        this.client = client;
+        this.json = json;
+        this.interval = interval;
+    }
+
+    public MeshView local() {
+        List<PairState> pairs = state.snapshot();
+        return view("agent", List.of(identity.node()), List.of(), pairs);
+    }
+
+    public MeshView domain() {
+        Map<PairKey, PairState> merged = new LinkedHashMap<>();
+        state.snapshot().forEach(p -> merged.put(p.key(), p));
+        List<String> agents = new ArrayList<>(List.of(identity.node()));
+        List<String> unreachable = new ArrayList<>();
+        List<PeerAddress> peers = new ArrayList<>(discovery.peers());
+        peers.sort(Comparator.comparing(PeerAddress::hostPort));
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<PeerCall<JsonNode>>> calls = new ArrayList<>();
+            for (PeerAddress p : peers) {
+                calls.add(pool.submit(() -> client.mesh(p.hostPort())));
+            }
+            for (int i = 0; i < peers.size(); i++) {
+                PeerCall<JsonNode> c;
+                try {
+                    c = calls.get(i).get();
+                } catch (Exception e) {
+                    unreachable.add(peers.get(i).hostPort());
+                    continue;
+                }
+                if (!c.ok() || !c.value().has("pairs")) {
+                    unreachable.add(peers.get(i).hostPort());
+                    continue;
+                }
+                JsonNode agent = c.value().path("agent");
+                agents.add(agent.path("node").asString(peers.get(i).hostPort()));
+                for (JsonNode n : c.value().get("pairs")) {
+                    PairState p;
+                    try {
+                        p = json.treeToValue(n, PairState.class);
+                    } catch (RuntimeException e) {
+                        continue; // a pair we cannot read is left out, not guessed
+                    }
+                    merged.merge(p.key(), p, MeshService::newer);
+                }
+            }
+        }
+        return view("domain", agents, unreachable, new ArrayList<>(merged.values()));
+    }
+
+    private MeshView view(String scope, List<String> agents, List<String> unreachable, List<PairState> pairs) {
+        List<MeshDiagnosis.Outcome> outcomes = pairs.stream().filter(p -> p.state() != PairState.State.UNKNOWN)
+                .map(p -> new MeshDiagnosis.Outcome(p.sourceNode(), p.targetNode(), p.state() == PairState.State.FAILED))
+                .toList();
+        MeshDiagnosis.Blame blame = MeshDiagnosis.diagnose(outcomes);
+        List<PairState> judged = pairs.stream().sorted(Comparator.comparing(PairState::key)).map(p -> {
+            if (p.state() != PairState.State.FAILED || p.finding() == null) {
+                return p;
+            }
+            dev.imexprobe.diagnosis.Blame b = blame.forPair(p.sourceNode(), p.targetNode());
+            return b == null || b == p.finding().blame() ? p : p.withFinding(p.finding().withBlame(b,
+                    b == dev.imexprobe.diagnosis.Blame.TARGET ? "Most sources fail on this target: blame the target."
+                            : "This source fails on most targets: blame the source."));
+        }).toList();
+        List<Finding> findings = blame.findings();
+        return new MeshView(identity, fake.getAsBoolean(), scope, Instant.now(), interval.toMillis() / 1000.0,
+                state.lastCycle(), List.copyOf(agents), List.copyOf(unreachable), judged, findings);
+    }
+
+    private static PairState newer(PairState a, PairState b) {
+        if (a.lastProbe() == null) {
+            return b;
+        }
+        if (b.lastProbe() == null) {
+            return a;
+        }
+        return b.lastProbe().isAfter(a.lastProbe()) ? b : a;
+    }
+}

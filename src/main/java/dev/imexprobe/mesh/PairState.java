@@ -1,0 +1,54 @@
+package dev.imexprobe.mesh;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+
+import dev.imexprobe.diagnosis.Finding;
+
+import java.time.Instant;
+
+/**
+ * What is known about one ordered pair: its state, and for a failure the first failing stage with its CUresult
+ * and the finding. {@code cuResult}/{@code cuResultName} appear only when that stage called the driver.
+ *
+ * @param ageSeconds   seconds since the last result (null while unknown)
+ * @param lastSuccess  when the pair last passed (null if never)
+ * @param lastProbe    when the last result arrived (null while unknown)
+ */
+@JsonPropertyOrder({"sourceNode", "sourceGpu", "targetNode", "targetGpu", "state", "stage", "cuResult",
+        "cuResultName", "finding", "ageSeconds", "lastSuccess"})
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record PairState(String sourceNode, String sourceGpu, String targetNode, String targetGpu, State state,
+                        String stage, Integer cuResult, String cuResultName, Finding finding, Double ageSeconds,
+                        Instant lastSuccess, Instant lastProbe, Double durationSeconds, int consecutiveFailures) {
+
+    public enum State {
+        OK, FAILED, UNKNOWN;
+
+        @com.fasterxml.jackson.annotation.JsonValue
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    public PairKey key() {
+        return new PairKey(sourceNode, sourceGpu, targetNode, targetGpu);
+    }
+
+    public static PairState unknown(PairKey k) {
+        return new PairState(k.sourceNode(), k.sourceGpu(), k.targetNode(), k.targetGpu(), State.UNKNOWN, null, null,
+                null, null, null, null, null, null, 0);
+    }
+
+    /** The same state seen at {@code now}: only the age moves. */
+    public PairState at(Instant now) {
+        Double age = lastProbe == null ? null : Math.max(0, (now.toEpochMilli() - lastProbe.toEpochMilli()) / 1000.0);
+        return new PairState(sourceNode, sourceGpu, targetNode, targetGpu, state, stage, cuResult, cuResultName,
+                finding, age, lastSuccess, lastProbe, durationSeconds, consecutiveFailures);
+    }
+
+    public PairState withFinding(Finding f) {
+        return new PairState(sourceNode, sourceGpu, targetNode, targetGpu, state, stage, cuResult, cuResultName, f,
+                ageSeconds, lastSuccess, lastProbe, durationSeconds, consecutiveFailures);
+    }
+}

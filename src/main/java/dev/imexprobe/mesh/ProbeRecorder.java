@@ -1,0 +1,37 @@
+package dev.imexprobe.mesh;
+
+import dev.imexprobe.probe.PairResult;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** Every pair result, from the mesh or from /probe, goes through here: into the mesh state and to listeners. */
+public final class ProbeRecorder {
+
+    /** Something that wants every result (the metrics). */
+    public interface Listener {
+        void onResult(PairResult result);
+    }
+
+    private final MeshState state;
+    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+
+    public ProbeRecorder(MeshState state) {
+        this.state = state;
+    }
+
+    public void addListener(Listener l) {
+        listeners.add(l);
+    }
+
+    public MeshState state() {
+        return state;
+    }
+
+    public void record(PairResult r) {
+        state.record(r);
+        for (Listener l : listeners) {
+            l.onResult(r);
+        }
+    }
+}

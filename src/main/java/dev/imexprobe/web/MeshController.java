@@ -1,0 +1,219 @@
+package dev.imexprobe.web;
+
+import dev.imexprobe.agent.NodeService;
+import dev.imexprobe.diagnosis.Finding;
+import dev.imexprobe.mesh.MeshService;
+import dev.imexprobe.mesh.MeshView;
+import dev.imexprobe.mesh.PairState;
+import dev.imexprobe.node.NodeReport;
+
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * GET /v1/mesh: the pairs this agent took part in ({@code scope=domain}: every agent's, merged, with blame
+ * judged across them). GET /: the same as an HTML matrix, server-rendered, rows sources and columns targets.
+ */
+@RestController
+public class MeshController {
+
+    private final MeshService mesh;
+    private final NodeService node;
+
+    public MeshController(MeshService mesh, NodeService node) {
+        this.mesh = mesh;
+        this.node = node;
+    }
+
+    @GetMapping(path = "/v1/mesh", produces = MediaType.APPLICATION_JSON_VALUE)
+    public MeshView mesh(@RequestParam(defaultValue = "agent") String scope) {
+        return switch (scope.toLowerCase(Locale.ROOT)) {
+            case "agent" -> mesh.local();
+            case "domain" -> mesh.domain();
+            default -> throw ApiException.invalid("scope must be agent or domain, got '" + RequestFields.truncate(scope) + "'");
+        };
+    }
+
+    @GetMapping(path = "/", produces = MediaType.TEXT_HTML_VALUE)
+    public String matrix() {
+        return MatrixPage.render(mesh.domain(), node.report());
+    }
+
+    /** The matrix page: one table, colour by state, details in each cell's title and below the table. */
+    static final class MatrixPage {
+
+        private MatrixPage() {
+        }
+
+        static String render(MeshView view, NodeReport self) {
+            Set<String> sources = new LinkedHashSet<>();
+            Set<String> targets = new LinkedHashSet<>();
+            Map<String, PairState> cells = new LinkedHashMap<>();
+            for (PairState p : view.pairs()) {
+                String s = label(p.sourceNode(), p.sourceGpu());
+                String t = label(p.targetNode(), p.targetGpu());
+                sources.add(s);
+                targets.add(t);
+                cells.put(s + "\u0000" + t, p);
+            }
+            List<String> rows = new ArrayList<>(sources);
+            List<String> cols = new ArrayList<>(targets);
+            rows.sort(null);
+            cols.sort(null);
+            long failed = view.pairs().stream().filter(p -> p.state() == PairState.State.FAILED).count();
+            long ok = view.pairs().stream().filter(p -> p.state() == PairState.State.OK).count();
+            StringBuilder b = new StringBuilder(8192);
+            b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+                    .append("<meta http-equiv=\"refresh\" content=\"").append(Math.max(2, (int) view.intervalSeconds()))
+                    .append("\"><title>imexprobe — fabric memory mesh</title><style>")
+                    .append("body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}")
+                    .append("table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;font-size:12px}")
+                    .append("th{background:#f4f4f4;text-align:left;font-weight:600}")
+                    .append("td.ok{background:#c8efc8}td.failed{background:#f6b9b4;font-weight:600}")
+                    .append("td.unknown{background:#e6e6e6;color:#777}td.none{background:#fff}")
+                    .append(".sim{background:#fff3b0;border:1px solid #e0c000;padding:6px 10px;display:inline-block}")
+                    .append(".f-error{color:#a00}.f-warning{color:#a60}.f-info{color:#555}code{font-size:12px}")
+                    .append("</style></head><body>\n");
+            b.append("<h1>imexprobe: fabric memory between GPUs</h1>\n");
+            if (view.fake()) {
+                b.append("<p class=\"sim\">SIMULATED: these agents run on the fake driver; nothing here was measured on a GPU.</p>\n");
+            }
+            b.append("<p>Seen from <b>").append(esc(view.agent().node())).append("</b> (agent ")
+                    .append(esc(view.agent().id())).append(", version ").append(esc(view.agent().version()))
+                    .append("). Agents merged: ").append(esc(String.join(", ", view.agents())));
+            if (!view.unreachableAgents().isEmpty()) {
+                b.append("; <span class=\"f-error\">not answering: ")
+                        .append(esc(String.join(", ", view.unreachableAgents()))).append("</span>");
+            }
+            b.append(". Pairs: ").append(view.pairs().size()).append(" (").append(ok).append(" ok, ").append(failed)
+                    .append(" failed). Rows export (source), columns import (target). Refreshes every ")
+                    .append((int) Math.max(2, view.intervalSeconds())).append(" s.</p>\n");
+            b.append("<table id=\"matrix\"><tr><th>source \\ target</th>");
+            for (String c : cols) {
+                b.append("<th>").append(esc(c)).append("</th>");
+            }
+            b.append("</tr>\n");
+            for (String r : rows) {
+                b.append("<tr><th>").append(esc(r)).append("</th>");
+                for (String c : cols) {
+                    PairState p = cells.get(r + "\u0000" + c);
+                    if (p == null) {
+                        b.append("<td class=\"none\"></td>");
+                        continue;
+                    }
+                    String state = p.state().label();
+                    b.append("<td class=\"").append(state).append("\" data-source=\"").append(esc(r))
+                            .append("\" data-target=\"").append(esc(c)).append("\" title=\"").append(esc(title(p)))
+                            .append("\">").append(esc(cellText(p))).append("</td>");
+                }
+                b.append("</tr>\n");
+            }
+            b.append("</table>\n");
+            List<Finding> meshFindings = view.findings();
+            b.append("<h2>Mesh findings</h2>\n");
+            findings(b, meshFindings);
+            b.append("<h2>Failed pairs</h2>\n<ul>\n");
+            for (PairState p : view.pairs()) {
+                if (p.state() != PairState.State.FAILED) {
+                    continue;
+                }
+                b.append("<li>").append(esc(label(p.sourceNode(), p.sourceGpu()))).append(" → ")
+                        .append(esc(label(p.targetNode(), p.targetGpu()))).append(": stage <code>")
+                        .append(esc(String.valueOf(p.stage()))).append("</code>");
+                if (p.cuResultName() != null) {
+                    b.append(", <code>").append(esc(p.cuResultName())).append(" (").append(p.cuResult()).append(")</code>");
+                }
+                if (p.finding() != null) {
+                    b.append(", <b>").append(esc(p.finding().code())).append("</b> (blame ")
+                            .append(esc(p.finding().blame().label())).append("): ").append(esc(p.finding().cause()))
+                            .append(" <i>Remedy:</i> ").append(esc(p.finding().remedy()));
+                }
+                b.append("</li>\n");
+            }
+            b.append("</ul>\n<h2>This node</h2>\n");
+            findings(b, self.findings());
+            b.append("<p>JSON: <a href=\"/v1/mesh?scope=domain\">/v1/mesh?scope=domain</a>, ")
+                    .append("<a href=\"/v1/node\">/v1/node</a>, <a href=\"/actuator/prometheus\">/actuator/prometheus</a></p>\n");
+            b.append("</body></html>\n");
+            return b.toString();
+        }
+
+        private static void findings(StringBuilder b, List<Finding> findings) {
+            if (findings.isEmpty()) {
+                b.append("<p>none</p>\n");
+                return;
+            }
+            b.append("<ul>\n");
+            for (Finding f : findings) {
+                b.append("<li class=\"f-").append(f.severity().label()).append("\"><b>").append(esc(f.code()))
+                        .append("</b> [").append(f.severity().label()).append(", blame ").append(f.blame().label())
+                        .append("]: ").append(esc(f.cause())).append(" <i>Remedy:</i> ").append(esc(f.remedy()))
+                        .append("</li>\n");
+            }
+            b.append("</ul>\n");
+        }
+
+        static String label(String node, String gpu) {
+            String g = gpu == null ? "?" : gpu.startsWith("GPU-") && gpu.length() > 12 ? gpu.substring(0, 12) : gpu;
+            return node + " / " + g;
+        }
+
+        private static String cellText(PairState p) {
+            return switch (p.state()) {
+                case OK -> "ok";
+                case UNKNOWN -> "…";
+                case FAILED -> (p.cuResult() != null ? p.cuResult() + " " : "")
+                        + (p.finding() != null ? p.finding().code() : p.stage());
+            };
+        }
+
+        private static String title(PairState p) {
+            StringBuilder t = new StringBuilder();
+            t.append(p.state().label());
+            if (p.stage() != null) {
+                t.append(" at ").append(p.stage());
+            }
+            if (p.cuResultName() != null) {
+                t.append(": ").append(p.cuResultName()).append(" (").append(p.cuResult()).append(")");
+            }
+            if (p.finding() != null) {
+                t.append("\n").append(p.finding().code()).append(": ").append(p.finding().cause());
+            }
+            if (p.ageSeconds() != null) {
+                t.append("\nlast probe ").append(Math.round(p.ageSeconds())).append(" s ago");
+            }
+            if (p.lastSuccess() != null) {
+                t.append(", last success ").append(p.lastSuccess());
+            }
+            return t.toString();
+        }
+
+        static String esc(String s) {
+            if (s == null) {
+                return "";
+            }
+            StringBuilder o = new StringBuilder(s.length() + 16);
+            for (char c : s.toCharArray()) {
+                switch (c) {
+                    case '<' -> o.append("&lt;");
+                    case '>' -> o.append("&gt;");
+                    case '&' -> o.append("&amp;");
+                    case '"' -> o.append("&quot;");
+                    case '\'' -> o.append("&#39;");
+                    default -> o.append(c);
+                }
+            }
+            return o.toString();
+        }
+    }
+}
