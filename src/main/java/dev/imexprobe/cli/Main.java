@@ -23,6 +23,7 @@ public final class Main {
             case "check" -> CheckCommand.run(rest, System.out);
             case "serve" -> ServeCommand.run(rest);
             case "worker" -> WorkerCommand.run(rest);
+            case "demo" -> DemoCommand.run(rest, System.out);
             case "help", "--help", "-h" -> {
                 usage();
                 yield 0;
@@ -44,7 +45,8 @@ public final class Main {
                   check [--json] [--repeat N] [--size BYTES]   node report, self-probe and findings (exit 0 ok, 1 problem, 2 could not tell)
                   serve                                        the agent (REST, metrics, mesh); configured by imexprobe.* / IMEXPROBE_*
                   ladder [--json]                              the isolation ladder for same-node imports
-                  demo [--nodes N] [--gpus-per-node M]         a simulated IMEX domain on the fake driver
+                  demo [--nodes N] [--gpus-per-node M] [--port P] [--duration 20s]
+                                                               a simulated IMEX domain on the fake driver (no GPU needed)
                 """);
     }
 }

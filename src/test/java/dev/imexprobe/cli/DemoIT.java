@@ -1,0 +1,140 @@
+package dev.imexprobe.cli;
+
+import dev.imexprobe.testing.NativeBuild;
+
+import org.junit.jupiter.api.Test;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The README's run command as a newcomer runs it: `java -jar target/imexprobe.jar demo`, here for a bounded
+ * time. The built-in trouble must show up exactly where it was put, everything else must pass, and nothing may
+ * be left behind.
+ */
+class DemoIT {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    @Test
+    void demoShowsTheSeedCaseAndTheChannelLessAgentAndLeavesNothingBehind() throws Exception {
+        int base = DemoCommand.freeBlock(21000 + (int) (ProcessHandle.current().pid() % 2000) * 4, 4);
+        ProcessBuilder pb = new ProcessBuilder(NativeBuild.java(), "-jar", NativeBuild.jar().toString(), "demo",
+                "--duration", "40s", "--port", Integer.toString(base));
+        pb.environment().keySet().removeIf(k -> k.startsWith("IMEXPROBE_") || k.startsWith("FAKECUDA_"));
+        pb.redirectErrorStream(true);
+        Process demo = pb.start();
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Thread reader = Thread.ofVirtual().start(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(demo.getInputStream(), StandardCharsets.UTF_8))) {
+                String l;
+                while ((l = r.readLine()) != null) {
+                    lines.add(l);
+                }
+            } catch (Exception e) {
+                lines.add("reader: " + e);
+            }
+        });
+        HttpClient http = HttpClient.newHttpClient();
+        String page = null;
+        JsonNode mesh = null;
+        List<ProcessHandle> agents = new ArrayList<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
+        while (System.nanoTime() < deadline && demo.isAlive()) {
+            if (lines.stream().anyMatch(l -> l.startsWith("matrix page:"))) {
+                demo.descendants().forEach(p -> {
+                    if (!agents.contains(p)) {
+                        agents.add(p);
+                    }
+                });
+                mesh = get(http, "http://localhost:" + base + "/v1/mesh?scope=domain");
+                if (mesh != null && mesh.get("pairs").size() == 12 && resolved(mesh)) {
+                    page = text(http, "http://localhost:" + base + "/");
+                    break;
+                }
+            }
+            Thread.sleep(500);
+        }
+        assertThat(mesh).as("demo output so far: %s", lines).isNotNull();
+        assertThat(mesh.get("fake").asBoolean()).isTrue();
+        assertThat(mesh.get("pairs")).as("4 agents → 12 ordered pairs: %s", mesh).hasSize(12);
+        assertThat(resolved(mesh)).as("every pair probed: %s", mesh).isTrue();
+
+        Map<String, Long> byFinding = new java.util.TreeMap<>();
+        for (JsonNode p : mesh.get("pairs")) {
+            String key = p.get("state").asString() + " " + p.path("cuResult").asInt(0) + " "
+                    + p.path("finding").path("code").asString("-");
+            byFinding.merge(key, 1L, Long::sum);
+            if (p.get("sourceNode").asString().equals("demo-node-1") && p.get("targetNode").asString().equals("demo-node-1")) {
+                assertThat(p.get("cuResult").asInt()).as("the seed pair").isEqualTo(101);
+                assertThat(p.get("finding").get("code").asString()).isEqualTo("SAME_NODE_INVALID_DEVICE");
+            }
+        }
+        // 2 seed pairs (both directions on node 1); the channel-less agent: 3 as exporter, 3 as importer.
+        assertThat(byFinding).containsEntry("failed 101 SAME_NODE_INVALID_DEVICE", 2L)
+                .containsEntry("failed 800 CREATE_NOT_PERMITTED", 3L)
+                .containsEntry("failed 800 IMPORT_NOT_PERMITTED", 3L)
+                .containsEntry("ok 0 -", 4L).hasSize(4);
+
+        assertThat(page).contains("SIMULATED").contains("<table id=\"matrix\"")
+                .contains("101 SAME_NODE_INVALID_DEVICE").contains("800 IMPORT_NOT_PERMITTED")
+                .contains("800 CREATE_NOT_PERMITTED");
+        assertThat(page.split("<td class=\"ok\"", -1)).hasSize(5);
+        assertThat(page.split("<td class=\"failed\"", -1)).hasSize(9);
+
+        assertThat(demo.waitFor(120, TimeUnit.SECONDS)).as("demo ends after --duration").isTrue();
+        reader.join(5000);
+        assertThat(demo.exitValue()).as(String.join("\n", lines)).isZero();
+        assertThat(agents).as("the demo started its agents as child processes").hasSizeGreaterThanOrEqualTo(4);
+        assertThat(agents).allSatisfy(a -> assertThat(a.isAlive()).as("agent %d", a.pid()).isFalse());
+        assertThat(lines).contains("state files left by the agents: 0");
+        String removed = lines.stream().filter(l -> l.startsWith("stopped every agent and removed ")).findFirst()
+                .orElseThrow();
+        assertThat(Path.of(removed.substring("stopped every agent and removed ".length()))).doesNotExist();
+        assertThat(lines.stream().filter(l -> l.startsWith("finding: ")).collect(Collectors.toSet()))
+                .anyMatch(l -> l.contains("SAME_NODE_INVALID_DEVICE")).anyMatch(l -> l.contains("IMPORT_NOT_PERMITTED"));
+    }
+
+    private static boolean resolved(JsonNode mesh) {
+        for (JsonNode p : mesh.get("pairs")) {
+            if (p.get("state").asString().equals("unknown")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static JsonNode get(HttpClient http, String url) {
+        String t = text(http, url);
+        return t == null ? null : JSON.readTree(t);
+    }
+
+    private static String text(HttpClient http, String url) {
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? r.body() : null;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+}
