@@ -22,6 +22,7 @@ public final class Main {
         int code = switch (args[0]) {
             case "check" -> CheckCommand.run(rest, System.out);
             case "serve" -> ServeCommand.run(rest);
+            case "ladder" -> LadderCommand.run(rest, System.out);
             case "worker" -> WorkerCommand.run(rest);
             case "demo" -> DemoCommand.run(rest, System.out);
             case "help", "--help", "-h" -> {

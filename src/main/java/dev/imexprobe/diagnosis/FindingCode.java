@@ -155,7 +155,123 @@ public enum FindingCode {
             "Start with the target node's own findings (GET /v1/node there): channel, daemon and fabric state."),
     SOURCE_FAILING(Severity.ERROR, Blame.SOURCE,
             "Exports from {sourceNode} fail on {failedTargets} of {targets} targets: the fault is at the source.",
-            "Start with the source node's own findings (GET /v1/node there): channel, daemon and fabric state.");
+            "Start with the source node's own findings (GET /v1/node there): channel, daemon and fabric state."),
+
+    // ---- ladder evidence: one export -> import under growing isolation on one node (docs/ladder.md) ----------
+    // The verdict table that picks among these is dev.imexprobe.ladder.LadderVerdicts; rung numbers as there.
+    LADDER_PASSED(Severity.INFO, Blame.LOCAL,
+            "The same export -> import passed on every rung of the ladder ({ranRungs}): one process, two "
+                    + "processes, two GPUs, each process limited to its own GPU, the other GPUs' device nodes "
+                    + "hidden, and IMEX channel views. Nothing the ladder isolates breaks a same-node import here.",
+            "If containers on this node still fail, look at what the ladder does not model: the device cgroup, "
+                    + "user namespaces, seccomp and the channel each container was given (compare rung 5b)."),
+    LADDER_INCOMPLETE(Severity.WARNING, Blame.LOCAL,
+            "No rung that ran failed ({ranRungs}), but rung(s) {skippedRungs} did not run ({skipReasons}), so the "
+                    + "ladder cannot say where a same-node import between containers would break.",
+            "Run it where those rungs can run: as root with CAP_SYS_ADMIN (mount namespaces) on a node with two "
+                    + "GPUs and two IMEX channels; `ladder --gpus A,B` picks the GPUs."),
+    LADDER_NOT_RUN(Severity.ERROR, Blame.LOCAL,
+            "The ladder could not run rung {rung} ({handleType}): {detail}",
+            "This is the ladder's own trouble, not a driver result: read the worker's log lines in the detail; "
+                    + "check that `unshare` and /bin/sh exist and that the temporary directory is writable, then "
+                    + "run `imexprobe ladder` again."),
+    LADDER_FAILS_IN_ONE_PROCESS(Severity.ERROR, Blame.LOCAL,
+            "FABRIC memory fails already inside one process (rung 0, {stage}: {driverResult}): this node cannot do "
+                    + "fabric memory at all, so isolation is not the question yet. {posixFd}",
+            "Fix what `imexprobe check` reports first: 800 at create means no IMEX channel (create "
+                    + "/dev/nvidia-caps-imex-channels/channel0 or give the pod a ComputeDomain channel); other codes "
+                    + "point at the driver or GPU (dmesg, nvidia-smi). The higher rungs mean nothing until rung 0 "
+                    + "passes."),
+    LADDER_FABRIC_FAILS_ACROSS_PROCESSES(Severity.ERROR, Blame.LOCAL,
+            "FABRIC works inside one process but fails once exporter and importer are two processes on the same "
+                    + "GPU with everything visible (rung 1, {stage}: {driverResult}). {posixFd} Layer: the "
+                    + "driver's fabric (IMEX) import path on this node; no isolation was involved yet.",
+            "Check that both processes hold the same IMEX channel (an export binds to the exporter's "
+                    + "lowest-numbered channel), the driver version (580.159.04 measured to work) and dmesg for Xid "
+                    + "errors; report to NVIDIA with this ladder output if the channels are right."),
+    LADDER_FAILS_ACROSS_PROCESSES(Severity.ERROR, Blame.LOCAL,
+            "Neither FABRIC nor POSIX_FD memory can be shared between two processes on the same GPU with "
+                    + "everything visible (rung 1, FABRIC {stage}: {driverResult}). {posixFd} Layer: the driver or "
+                    + "the operating system, before any container isolation.",
+            "Look at dmesg for Xid errors and at restrictions on the processes (LSM, seccomp); re-run as root. "
+                    + "Cross-process sharing must work here before containers can share anything."),
+    LADDER_FABRIC_FAILS_ACROSS_GPUS(Severity.ERROR, Blame.LOCAL,
+            "FABRIC works between two processes on one GPU but fails from GPU {exporterGpu} to GPU {importerGpu} "
+                    + "with every GPU visible (rung 2, {stage}: {driverResult}). {posixFd} Layer: the driver's "
+                    + "fabric path between these two GPUs, not container isolation (nothing is hidden on this "
+                    + "rung).",
+            "Check the GPUs' NVLink and fabric state (nvidia-smi topo -m, nvidia-smi -q Fabric section, fabric "
+                    + "manager log) and dmesg for Xid errors; try another GPU pair with --gpus to see whether one "
+                    + "GPU is at fault."),
+    LADDER_FAILS_ACROSS_GPUS(Severity.ERROR, Blame.LOCAL,
+            "Neither FABRIC nor POSIX_FD memory of GPU {exporterGpu} can be used on GPU {importerGpu}, with every "
+                    + "GPU visible (rung 2, FABRIC {stage}: {driverResult}). {posixFd} These two GPUs cannot map "
+                    + "each other's memory. Layer: GPU topology or driver (peer access), not containers.",
+            "Check peer access between the two GPUs (nvidia-smi topo -m: NVLink or a PCIe path that allows P2P), "
+                    + "the fabric manager on NVSwitch systems, and dmesg; pick a GPU pair that can reach each "
+                    + "other."),
+    LADDER_FABRIC_NEEDS_EXPORTER_GPU_VISIBLE(Severity.ERROR, Blame.LOCAL,
+            "FABRIC fails already with CUDA_VISIBLE_DEVICES (rung 3, {stage}: {driverResult}): it works between "
+                    + "GPU {exporterGpu} and GPU {importerGpu} while both processes see both GPUs (rung 2), and "
+                    + "fails once each sees only its own. {posixFd} The driver resolves a same-node fabric handle "
+                    + "through the exporter's GPU, which the importer's process cannot see: a driver-side lookup, "
+                    + "not the container stack (no device node or channel was hidden on this rung).",
+            "Let the importer see the exporter's GPU: list both GPUs in CUDA_VISIBLE_DEVICES and pick the device "
+                    + "with cudaSetDevice, or run exporter and importer in one container that has both GPUs. For "
+                    + "memory shared within one node, POSIX_FD handles over a Unix socket (SCM_RIGHTS) are the "
+                    + "alternative where the POSIX_FD column passes. Report the driver behaviour to NVIDIA with "
+                    + "this ladder output."),
+    LADDER_NEEDS_EXPORTER_GPU_VISIBLE(Severity.ERROR, Blame.LOCAL,
+            "Both FABRIC and POSIX_FD fail once each process sees only its own GPU (rung 3, FABRIC {stage}: "
+                    + "{driverResult}), while both work with every GPU visible (rung 2). {posixFd} Importing memory "
+                    + "that lives on another GPU needs that GPU visible in the importing process, whatever the "
+                    + "handle type. Layer: the driver (peer mappings go through the peer device), not the "
+                    + "container stack.",
+            "Make the exporter's GPU visible to the importer (both GPUs in CUDA_VISIBLE_DEVICES, or one container "
+                    + "with both GPUs); otherwise stage the data through host memory."),
+    LADDER_FABRIC_NEEDS_EXPORTER_DEVICE_NODE(Severity.ERROR, Blame.LOCAL,
+            "FABRIC works with CUDA_VISIBLE_DEVICES (rung 3) but fails once the other GPUs' device nodes are "
+                    + "hidden as a container runtime hides them (rung 4, {stage}: {driverResult}). {posixFd} The "
+                    + "driver finds the exporter's GPU on this host but cannot open it: a driver-side lookup, not "
+                    + "the container stack.",
+            "Give the importer's container the exporter's /dev/nvidiaN (the device node; CUDA_VISIBLE_DEVICES can "
+                    + "still keep the GPU out of use), e.g. expose all GPUs' device nodes to both containers; or "
+                    + "share memory within the node with POSIX_FD handles where that column passes. Report the "
+                    + "driver behaviour to NVIDIA with this ladder output."),
+    LADDER_NEEDS_EXPORTER_DEVICE_NODE(Severity.ERROR, Blame.LOCAL,
+            "Both FABRIC and POSIX_FD work with CUDA_VISIBLE_DEVICES (rung 3) but fail once the other GPUs' "
+                    + "device nodes are hidden (rung 4, FABRIC {stage}: {driverResult}). {posixFd} Importing "
+                    + "memory that lives on another GPU needs that GPU's device node in the importer's mount "
+                    + "namespace. Layer: the container stack removes what the driver needs.",
+            "Expose the exporter's /dev/nvidiaN (and its /proc/driver/nvidia/gpus entry) to the importer's "
+                    + "container, or keep exporter and importer in one container that has both GPUs."),
+    LADDER_SHARED_CHANNEL_FAILS(Severity.ERROR, Blame.LOCAL,
+            "FABRIC fails although exporter and importer both see exactly one and the same IMEX channel "
+                    + "({exporterChannel}; rung 5a, {stage}: {driverResult}), while it works with the whole channel "
+                    + "directory (rung 1). Layer: the channel view itself (what the container runtime mounts "
+                    + "into /dev/nvidia-caps-imex-channels).",
+            "Compare the channel node in the container with the host's (major and minor must match "
+                    + "/proc/devices; read permission for the process) and check that the DRA driver or runtime "
+                    + "injects the channel as a character device."),
+    LADDER_CHANNELS_NOT_ENFORCED(Severity.WARNING, Blame.LOCAL,
+            "With different IMEX channels (exporter only {exporterChannel}, importer only {importerChannel}; rung "
+                    + "5b) the FABRIC import gave {outcome} instead of 800 NOT_PERMITTED, which the H200 returned "
+                    + "for the same setup.",
+            "If the import succeeded, channels do not keep this node's workloads apart: do not rely on them for "
+                    + "isolation and report the driver version to NVIDIA. Another code: read the rung's stage "
+                    + "detail."),
+    LADDER_POSIX_FD_FAILS(Severity.WARNING, Blame.LOCAL,
+            "POSIX_FD fails on rung {rung} ({stage}: {detail}) where FABRIC behaves as expected: the descriptor's "
+                    + "trip over a Unix socket (SCM_RIGHTS) or its import fails. Fabric handles are not affected; "
+                    + "the POSIX_FD column is only a comparison.",
+            "Check that both processes may use Unix sockets in the ladder's temporary directory (seccomp, LSM) "
+                    + "and the driver's POSIX_FD support (HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED)."),
+    LADDER_INCONSISTENT(Severity.WARNING, Blame.LOCAL,
+            "FABRIC fails on rung {rung} but passes on the more isolated rung(s) {laterPassing}: the failure does "
+                    + "not follow the isolation, so it is probably transient (a timeout, a busy GPU) or depends on "
+                    + "something the rungs change by accident.",
+            "Run the ladder again; if the pattern repeats, compare the stage details of the failing and passing "
+                    + "rungs.");
 
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{([A-Za-z]+)}");
 

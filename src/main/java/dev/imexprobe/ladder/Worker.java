@@ -7,15 +7,22 @@ import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.cuda.GpuInventory;
 import dev.imexprobe.cuda.HandleType;
 import dev.imexprobe.cuda.LiveAllocations;
+import dev.imexprobe.probe.AccessStage;
 import dev.imexprobe.probe.CreateStage;
 import dev.imexprobe.probe.ExportStage;
+import dev.imexprobe.probe.ImportStage;
 import dev.imexprobe.probe.Importer;
+import dev.imexprobe.probe.MapStage;
+import dev.imexprobe.probe.ProbeStage;
 import dev.imexprobe.probe.ProbeSession;
 import dev.imexprobe.probe.ReleaseStage;
+import dev.imexprobe.probe.ReserveStage;
+import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageResult;
 import dev.imexprobe.probe.StageStatus;
 import dev.imexprobe.probe.TransferStage;
+import dev.imexprobe.probe.VerifyStage;
 import dev.imexprobe.probe.WritebackStage;
 
 import tools.jackson.databind.JsonNode;
@@ -36,12 +43,19 @@ import java.util.Map;
  *
  * <p>Requests: {@code node}, {@code export} (gpu, sizeBytes, seed, handleType), {@code sendFd} (socket),
  * {@code listen} (socket), {@code importFd} (sizeBytes, gpu, seed, writebackSeed), {@code import} (handle,
- * sizeBytes, gpu, seed, writebackSeed), {@code verify} (seed), {@code release}, {@code info}, {@code exit}.
+ * sizeBytes, gpu, seed, writebackSeed), {@code verify} (seed), {@code release}, {@code info}, {@code exit};
+ * for the ladder also {@code view} (what this process sees: {@link ProcessView}) and {@code selfProbe} (gpu,
+ * sizeBytes, handleType, seed, writebackSeed: the whole exchange inside this process, rung 0).
  * Every answer carries {@code op} and {@code ok}; a bad request gets {@code ok:false} and an {@code error}.
  */
 public final class Worker {
 
     private static final int FD_TIMEOUT_MILLIS = 10_000;
+
+    /** Rung 0: every stage in this one process, as the self-probe, for either handle type. */
+    private static final List<ProbeStage> IN_PROCESS = List.of(new CreateStage(), new ExportStage(),
+            TransferStage.inProcess(), new ImportStage(), new ReserveStage(), new MapStage(), new AccessStage(),
+            new VerifyStage(), new WritebackStage(WritebackStage.Side.BOTH), new ReleaseStage());
 
     private final CudaDriver driver;
     private final StageEngine engine;
@@ -99,6 +113,9 @@ public final class Worker {
                 reply.put("init", inv.init().name());
                 reply.put("gpus", inv.gpus());
                 reply.put("fake", driver.status().fake());
+                // Why nothing loaded, in the driver status's words (the ladder reports it as NO_DRIVER).
+                reply.put("driverProblem", driver.status().unavailableReason());
+                reply.put("library", driver.status().cudaLibrary());
             }
             case "export" -> {
                 releaseExport();
@@ -176,6 +193,24 @@ public final class Worker {
                 StageResult stage = releaseExport();
                 reply.put("ok", stage == null || stage.ok());
                 reply.put("stage", stage);
+            }
+            case "view" -> {
+                reply.put("ok", true);
+                reply.put("view", ProcessView.inspect(driver));
+            }
+            case "selfProbe" -> {
+                HandleType type = HandleType.parse(r.path("handleType").asString("FABRIC"));
+                if (type == null) {
+                    throw new IllegalArgumentException("handleType must be FABRIC or POSIX_FD");
+                }
+                int gpu = r.path("gpu").asInt(0);
+                Long seed = seed(r, "seed");
+                Long writeback = seed(r, "writebackSeed");
+                ProbeSession session = new ProbeSession(driver, type, r.path("sizeBytes").asLong(2L << 20),
+                        seed != null ? seed : Seeds.next(), writeback != null ? writeback : Seeds.next(), gpu, gpu);
+                List<StageResult> stages = engine.run(session, IN_PROCESS);
+                reply.put("ok", StageEngine.passed(stages));
+                reply.put("stages", stages);
             }
             case "info" -> {
                 reply.put("ok", true);

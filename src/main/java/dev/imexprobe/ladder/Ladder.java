@@ -1,0 +1,763 @@
+package dev.imexprobe.ladder;
+
+import dev.imexprobe.cuda.CuResult;
+import dev.imexprobe.cuda.HandleType;
+import dev.imexprobe.diagnosis.Finding;
+import dev.imexprobe.diagnosis.FindingCode;
+import dev.imexprobe.diagnosis.ProbeDiagnosis;
+import dev.imexprobe.ladder.LadderReport.Cell;
+import dev.imexprobe.ladder.LadderReport.GpuRef;
+import dev.imexprobe.ladder.LadderReport.RungResult;
+import dev.imexprobe.ladder.LadderReport.Status;
+import dev.imexprobe.ladder.LadderWorker.WorkerFailure;
+import dev.imexprobe.probe.Seeds;
+import dev.imexprobe.probe.Stage;
+import dev.imexprobe.probe.StageEngine;
+import dev.imexprobe.probe.StageResult;
+import dev.imexprobe.probe.StageStatus;
+import dev.imexprobe.probe.TransferStage;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The isolation ladder: the same export → import under growing isolation, each rung a full probe with fresh
+ * worker processes (export in one, import in another; rung 0 in one), FABRIC and POSIX_FD side by side. The
+ * ladder process itself loads no driver: the first worker (rung 0's) also reports the node's GPUs and the
+ * fake driver's folders, so the ladder sees exactly what a worker sees.
+ */
+public final class Ladder {
+
+    private static final System.Logger LOG = System.getLogger(Ladder.class.getName());
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final Pattern CHANNEL = Pattern.compile("channel(0|[1-9][0-9]{0,8})");
+    private static final Pattern GPU_NODE = Pattern.compile("nvidia(0|[1-9][0-9]{0,8})");
+    private static final Path PROC_GPUS = Path.of("/proc/driver/nvidia/gpus");
+    private static final Path PROC_PARAMS = Path.of("/proc/driver/nvidia/params");
+    private static final List<HandleType> TYPES = List.of(HandleType.FABRIC, HandleType.POSIX_FD);
+
+    private final WorkerLauncher launcher;
+    private final String node;
+
+    public Ladder(WorkerLauncher launcher, String node) {
+        this.launcher = launcher;
+        this.node = node;
+    }
+
+    /** The ladder for this JVM's environment and node name. */
+    public static Ladder forThisProcess(String node) {
+        return new Ladder(WorkerLauncher.forThisJvm(System.getenv()), node);
+    }
+
+    /**
+     * Runs every rung and decides the verdict. Never throws for what the driver or the workers do: those are
+     * results. Throws IllegalArgumentException only when the options name a GPU the node does not have.
+     */
+    public LadderReport run(LadderOptions options) {
+        Path work;
+        try {
+            work = Files.createTempDirectory("imexprobe-ladder-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the ladder's working folder in "
+                    + System.getProperty("java.io.tmpdir") + " (sockets and worker logs go there)", e);
+        }
+        try {
+            return new Run(options, work).execute();
+        } finally {
+            deleteTree(work);
+        }
+    }
+
+    /** What the first worker told about the node. */
+    private record Scout(List<GpuInfo> gpus, Map<String, String> fake, ProcessView view) {
+        boolean isFake() {
+            return fake != null;
+        }
+    }
+
+    private record GpuInfo(int index, String uuid, String pciBusId, boolean fabric, boolean posixFd,
+                           long granularity) {
+        GpuRef ref() {
+            return new GpuRef(index, uuid, pciBusId);
+        }
+    }
+
+    /** A two-process rung ready to run: who gets what, where each allocates or maps, what is expected. */
+    private record Plan(Isolation exporter, Isolation importer, int exporterOrdinal, int importerOrdinal,
+                        Expected expected, Expected expectedPosixFd, ViewCheck check) {
+    }
+
+    /** A rung's expectation: null stage = the whole exchange passes; else this stage fails with this code. */
+    private record Expected(Stage stage, CuResult result) {
+        static final Expected PASS = new Expected(null, null);
+
+        String label() {
+            return stage == null ? "pass" : stage.label() + ": " + result.name() + " (" + result.code() + ")";
+        }
+    }
+
+    /** Null when the processes see what the rung meant to give them, else what differs. */
+    private interface ViewCheck {
+        String mismatch(ProcessView exporter, ProcessView importer);
+    }
+
+    private final class Run {
+        private final LadderOptions options;
+        private final Path work;
+        private final long startNanos = System.nanoTime();
+        private final long deadlineNanos;
+        private final List<RungResult> rungs = new ArrayList<>();
+        private int sockets;
+        private Scout scout;
+        private GpuInfo a;
+        private GpuInfo b;
+        private long size;
+        private String namespaceProblem;
+        private String channelX;
+        private String channelY;
+        private String library;
+
+        Run(LadderOptions options, Path work) {
+            this.options = options;
+            this.work = work;
+            this.deadlineNanos = startNanos + options.budget().toNanos();
+        }
+
+        LadderReport execute() {
+            LadderWorker first;
+            try {
+                first = launcher.start("rung0", Isolation.allVisible(), work, driverTimeoutSeconds());
+            } catch (WorkerFailure f) {
+                return couldNotTell(notRun(f.getMessage()));
+            }
+            try (first) {
+                JsonNode nodeReply = first.request(Map.of("op", "node"), timeout());
+                Finding unusable = unusableDriver(nodeReply);
+                if (unusable != null) {
+                    return couldNotTell(unusable);
+                }
+                ProcessView view = JSON.treeToValue(first.request(Map.of("op", "view"), timeout()).get("view"),
+                        ProcessView.class);
+                scout = new Scout(gpus(nodeReply), fakeInfo(nodeReply), view);
+                library = nodeReply.path("library").asString("libcuda.so.1");
+                chooseGpus();
+                rungs.add(oneProcess(first));
+            } catch (WorkerFailure f) {
+                return couldNotTell(notRun(f.getMessage()));
+            }
+            namespaceProblem = Isolation.namespaceUnavailableReason(scratch("ns-check"));
+            List<String> channels = scout.view().channels();
+            channelX = channels.isEmpty() ? null : channels.getFirst();
+            channelY = channels.size() > 1 ? channels.get(1) : null;
+            for (Rung rung : List.of(Rung.TWO_PROCESSES, Rung.TWO_GPUS, Rung.VISIBLE_DEVICES, Rung.DEVICE_NODES,
+                    Rung.SAME_CHANNEL, Rung.OTHER_CHANNEL)) {
+                rungs.add(twoProcesses(rung));
+            }
+            List<Finding> findings = new ArrayList<>(LadderVerdicts.decide(rungs, new LadderVerdicts.Context(
+                    a.index(), b == null ? null : b.index(), channelX, channelY)));
+            boolean fabricUnsupported = !a.fabric() || b != null && !b.fabric();
+            if (fabricUnsupported) {
+                GpuInfo g = !a.fabric() ? a : b;
+                findings.addFirst(FindingCode.FABRIC_UNSUPPORTED.finding(Map.of("gpu", g.index())));
+            }
+            if (scout.isFake()) {
+                findings.add(FindingCode.SIMULATED.finding(Map.of("library", library)));
+            }
+            boolean failed = fabricUnsupported || rungs.stream().flatMap(r -> r.results().stream())
+                    .anyMatch(c -> c.status() == Status.FAIL);
+            boolean error = rungs.stream().flatMap(r -> r.results().stream()).anyMatch(c -> c.status() == Status.ERROR);
+            int exit = failed ? LadderReport.FAILED : error ? LadderReport.UNKNOWN : LadderReport.OK;
+            return new LadderReport(node, scout.isFake(), a.ref(), b == null ? null : b.ref(), size, namespaceProblem,
+                    List.copyOf(rungs), findings.getFirst(), List.copyOf(findings), exit, seconds());
+        }
+
+        // ---- the node, as the first worker sees it -------------------------------------------------------------
+
+        private Finding unusableDriver(JsonNode reply) {
+            JsonNode problem = reply.get("driverProblem");
+            if (problem != null && problem.isString()) {
+                return FindingCode.NO_DRIVER.finding(Map.of("reason", problem.asString()));
+            }
+            if (!reply.path("ok").asBoolean(false) || reply.path("gpus").isEmpty()) {
+                Map<String, Object> e = new LinkedHashMap<>();
+                e.put("driverResult", reply.path("init").asString("unknown"));
+                e.put("visibleDevices", "unset (the ladder removes it: rungs 0–2 see every GPU)");
+                return FindingCode.NO_GPU.finding(e);
+            }
+            return null;
+        }
+
+        private List<GpuInfo> gpus(JsonNode reply) {
+            List<GpuInfo> out = new ArrayList<>();
+            for (JsonNode g : reply.path("gpus")) {
+                JsonNode attrs = g.path("attributes");
+                out.add(new GpuInfo(g.path("index").asInt(), g.path("uuid").asString(null),
+                        g.path("pciBusId").asString(null), attrs.path("fabric").asInt(0) == 1,
+                        attrs.path("posixFileDescriptor").asInt(0) == 1, g.path("granularityBytes").asLong(0)));
+            }
+            return List.copyOf(out);
+        }
+
+        private Map<String, String> fakeInfo(JsonNode reply) {
+            JsonNode f = reply.get("fake");
+            if (f == null || f.isNull()) {
+                return null;
+            }
+            Map<String, String> m = new LinkedHashMap<>();
+            f.properties().forEach(e -> m.put(e.getKey(), e.getValue().asString("")));
+            return m;
+        }
+
+        private void chooseGpus() {
+            List<GpuInfo> gpus = scout.gpus();
+            int ia = options.exporterGpu() != null ? options.exporterGpu() : 0;
+            if (ia >= gpus.size()) {
+                throw new IllegalArgumentException("GPU " + ia + " does not exist: the driver shows " + gpus.size()
+                        + " GPU(s), 0.." + (gpus.size() - 1));
+            }
+            a = gpus.get(ia);
+            if (options.importerGpu() != null) {
+                if (options.importerGpu() >= gpus.size()) {
+                    throw new IllegalArgumentException("GPU " + options.importerGpu() + " does not exist: the driver "
+                            + "shows " + gpus.size() + " GPU(s), 0.." + (gpus.size() - 1));
+                }
+                b = gpus.get(options.importerGpu());
+            } else if (!options.oneGpuOnly()) {
+                b = gpus.stream().filter(g -> g.index() != ia).findFirst().orElse(null);
+            }
+            size = options.sizeBytes() != null ? options.sizeBytes() : a.granularity() > 0 ? a.granularity() : 2L << 20;
+        }
+
+        // ---- rung 0 --------------------------------------------------------------------------------------------
+
+        private RungResult oneProcess(LadderWorker worker) throws WorkerFailure {
+            List<Cell> cells = new ArrayList<>();
+            for (HandleType type : TYPES) {
+                String unsupported = unsupported(type, false);
+                if (unsupported != null) {
+                    cells.add(Cell.skipped(type, unsupported));
+                    continue;
+                }
+                Map<String, Object> req = new LinkedHashMap<>();
+                req.put("op", "selfProbe");
+                req.put("handleType", type.name());
+                req.put("gpu", a.index());
+                req.put("sizeBytes", size);
+                JsonNode reply = worker.request(req, timeout());
+                cells.add(cell(type, stagesOf(reply, worker, "selfProbe"), Expected.PASS));
+            }
+            return new RungResult(Rung.ONE_PROCESS, Rung.ONE_PROCESS.title(), Rung.ONE_PROCESS.setup(), List.of(),
+                    null, List.of(scout.view()), List.copyOf(cells));
+        }
+
+        // ---- rungs 1–5 -----------------------------------------------------------------------------------------
+
+        private RungResult twoProcesses(Rung rung) {
+            if (System.nanoTime() > deadlineNanos) {
+                return skippedRung(rung, "the ladder's time budget of " + options.budget().toSeconds()
+                        + " s ran out before this rung");
+            }
+            Object planOrReason = plan(rung);
+            if (planOrReason instanceof String reason) {
+                return skippedRung(rung, reason);
+            }
+            Plan plan = (Plan) planOrReason;
+            List<Cell> cells = new ArrayList<>();
+            List<ProcessView> seen = new ArrayList<>();
+            LadderWorker exporter = null;
+            LadderWorker importer = null;
+            HandleType current = TYPES.getFirst();
+            try {
+                exporter = launcher.start(rung.label() + "-exporter", plan.exporter(), work, driverTimeoutSeconds());
+                importer = launcher.start(rung.label() + "-importer", plan.importer(), work, driverTimeoutSeconds());
+                ProcessView ev = view(exporter);
+                ProcessView iv = view(importer);
+                seen.add(ev);
+                seen.add(iv);
+                String mismatch = plan.check().mismatch(ev, iv);
+                if (mismatch != null) {
+                    for (HandleType t : TYPES) {
+                        cells.add(Cell.error(t, "the isolation did not take effect: " + mismatch));
+                    }
+                } else {
+                    for (HandleType type : TYPES) {
+                        current = type;
+                        String unsupported = unsupported(type, rung.needsTwoGpus());
+                        if (unsupported != null) {
+                            cells.add(Cell.skipped(type, unsupported));
+                            continue;
+                        }
+                        Expected expected = type == HandleType.FABRIC ? plan.expected() : plan.expectedPosixFd();
+                        List<StageResult> stages = type == HandleType.FABRIC
+                                ? fabricExchange(exporter, importer, plan) : posixFdExchange(exporter, importer, plan);
+                        cells.add(cell(type, stages, expected));
+                    }
+                }
+            } catch (WorkerFailure f) {
+                LOG.log(System.Logger.Level.WARNING, "ladder rung " + rung.label() + ": " + f.getMessage());
+                for (HandleType t : TYPES) {
+                    if (t.ordinal() >= current.ordinal() && cells.stream().noneMatch(c -> c.handleType() == t)) {
+                        cells.add(Cell.error(t, f.getMessage()));
+                    }
+                }
+                cells.sort(Comparator.comparingInt(c -> TYPES.indexOf(c.handleType())));
+            } finally {
+                if (importer != null) {
+                    importer.close();
+                }
+                if (exporter != null) {
+                    exporter.close();
+                }
+            }
+            return new RungResult(rung, rung.title(), rung.setup(), plan.exporter().description(),
+                    plan.importer().description(), List.copyOf(seen), List.copyOf(cells));
+        }
+
+        /** The rung's plan, or the reason it cannot run here (a String). */
+        private Object plan(Rung rung) {
+            Isolation all = Isolation.allVisible();
+            int count = scout.gpus().size();
+            ViewCheck everyGpu = (e, i) -> sees(e, count, "exporter") != null ? sees(e, count, "exporter")
+                    : sees(i, count, "importer");
+            if (rung.needsTwoGpus() && b == null) {
+                return count < 2 ? "needs a second GPU: the driver shows " + count + " GPU"
+                        : "needs a second GPU: --gpus named only GPU " + a.index();
+            }
+            return switch (rung) {
+                case TWO_PROCESSES -> new Plan(all, all, a.index(), a.index(), Expected.PASS, Expected.PASS, everyGpu);
+                case TWO_GPUS -> new Plan(all, all, a.index(), b.index(), Expected.PASS, Expected.PASS, everyGpu);
+                case VISIBLE_DEVICES -> new Plan(visibleOnly(a), visibleOnly(b), 0, 0, Expected.PASS, Expected.PASS,
+                        (e, i) -> firstNonNull(onlyGpu(e, a, "exporter"), onlyGpu(i, b, "importer")));
+                case DEVICE_NODES -> deviceNodesPlan();
+                case SAME_CHANNEL -> channelPlan(rung, channelX);
+                case OTHER_CHANNEL -> channelPlan(rung, channelY);
+                case ONE_PROCESS -> throw new IllegalArgumentException("rung 0 runs in one process");
+            };
+        }
+
+        private Isolation visibleOnly(GpuInfo g) {
+            return Isolation.allVisible().withEnv("CUDA_VISIBLE_DEVICES", g.uuid(),
+                    "CUDA_VISIBLE_DEVICES=" + g.uuid() + " (GPU " + g.index() + " only)");
+        }
+
+        private Object deviceNodesPlan() {
+            if (namespaceProblem != null) {
+                return namespaceProblem;
+            }
+            List<GpuDeviceNodes.Gpu> gpus = scout.gpus().stream()
+                    .map(g -> new GpuDeviceNodes.Gpu(g.index(), g.uuid(), g.pciBusId())).toList();
+            Path devRoot;
+            GpuDeviceNodes map;
+            if (scout.isFake()) {
+                String devDir = scout.fake().getOrDefault("devDir", "");
+                if (devDir.isBlank()) {
+                    return "the fake driver models device nodes only when FAKECUDA_DEV_DIR names a folder of nvidiaN "
+                            + "files, and it is not set";
+                }
+                devRoot = Path.of(devDir);
+                map = GpuDeviceNodes.fake(devRoot, gpus);
+            } else {
+                devRoot = ProcessView.REAL_DEV;
+                map = GpuDeviceNodes.real(PROC_GPUS, gpus);
+            }
+            if (map.problem() != null) {
+                return map.problem();
+            }
+            Isolation exporter = hideOtherGpus(visibleOnly(a), a, devRoot, map);
+            Isolation importer = hideOtherGpus(visibleOnly(b), b, devRoot, map);
+            return new Plan(exporter, importer, 0, 0, Expected.PASS, Expected.PASS, (e, i) -> firstNonNull(
+                    onlyGpu(e, a, "exporter"), onlyGpu(i, b, "importer"),
+                    onlyNode(e, map.nodes().get(a.uuid()), "exporter"), onlyNode(i, map.nodes().get(b.uuid()), "importer"),
+                    onlyProc(e, map.procEntries().get(a.uuid()), "exporter"),
+                    onlyProc(i, map.procEntries().get(b.uuid()), "importer")));
+        }
+
+        /** Hides every GPU device node but g's, as a container runtime given only g would. */
+        private Isolation hideOtherGpus(Isolation base, GpuInfo g, Path devRoot, GpuDeviceNodes map) {
+            String own = map.nodes().get(g.uuid());
+            List<String> others = ProcessView.entries(devRoot, GPU_NODE, false).stream()
+                    .filter(n -> !n.equals(own)).toList();
+            Isolation iso = base.hide(devRoot, others, "hidden: " + others.stream().map(n -> devRoot.resolve(n)
+                    .toString()).reduce((x, y) -> x + ", " + y).orElse("nothing (no other nvidiaN)")
+                    + " (mount namespace)");
+            String ownProc = map.procEntries().get(g.uuid());
+            if (ownProc != null) {
+                List<String> otherProc = ProcessView.entries(PROC_GPUS, null, false).stream()
+                        .filter(n -> !n.equals(ownProc)).toList();
+                iso = iso.hide(PROC_GPUS, otherProc, "hidden: " + PROC_GPUS + "/{" + String.join(",", otherProc) + "}");
+                if (paramsHaveModifyDeviceFiles()) {
+                    // libnvidia-container does the same: else the driver may re-create the nodes we hid.
+                    iso = iso.param(PROC_PARAMS, "ModifyDeviceFiles", "0", PROC_PARAMS + ": ModifyDeviceFiles: 0");
+                }
+            }
+            return iso;
+        }
+
+        private Object channelPlan(Rung rung, String importerChannel) {
+            Path dir = Path.of(scout.view().channelDir());
+            if (channelX == null) {
+                return "no IMEX channel is readable in " + dir + ": there is nothing to make a view of (create "
+                        + "channel0 as gpu/ladder.sh does, or give the pod a ComputeDomain channel)";
+            }
+            if (importerChannel == null) {
+                return "needs a second IMEX channel, and " + dir + " holds only " + channelX + " (create channel1: "
+                        + "mknod -m 666 " + dir + "/channel1 c <major of nvidia-caps-imex-channels> 1)";
+            }
+            Isolation exporter = channelView(rung, "exporter", dir, channelX);
+            Isolation importer = channelView(rung, "importer", dir, importerChannel);
+            if (exporter == null || importer == null) {
+                return namespaceProblem;
+            }
+            Expected fabric = rung == Rung.OTHER_CHANNEL ? new Expected(Stage.IMPORT, CuResult.NOT_PERMITTED)
+                    : Expected.PASS;
+            int count = scout.gpus().size();
+            return new Plan(exporter, importer, a.index(), a.index(), fabric, Expected.PASS, (e, i) -> firstNonNull(
+                    sees(e, count, "exporter"), sees(i, count, "importer"),
+                    onlyChannel(e, channelX, "exporter"), onlyChannel(i, importerChannel, "importer")));
+        }
+
+        /**
+         * One process's view of the channel folder: a mount namespace where the others are hidden, as a
+         * container runtime mounts only the claimed channel. Without namespaces the fake still allows it through
+         * its own switch (it reads channels from FAKECUDA_CHANNEL_DIR), said so; the real driver does not.
+         */
+        private Isolation channelView(Rung rung, String side, Path dir, String keep) {
+            if (namespaceProblem == null) {
+                List<String> others = ProcessView.entries(dir, CHANNEL, false).stream()
+                        .filter(n -> !n.equals(keep)).toList();
+                return Isolation.allVisible().hide(dir, others, "IMEX channels: only " + keep + " (mount namespace "
+                        + "over " + dir + ")");
+            }
+            if (!scout.isFake()) {
+                return null;
+            }
+            Path view = scratch("channels-" + rung.label() + "-" + side);
+            try {
+                Files.createSymbolicLink(view.resolve(keep), dir.resolve(keep));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot make a channel view in " + view, e);
+            }
+            return Isolation.allVisible().withEnv("FAKECUDA_CHANNEL_DIR", view.toString(), "IMEX channels: only "
+                    + keep + " (FAKECUDA_CHANNEL_DIR view: the fake reads its channels there; no namespace here)");
+        }
+
+        // ---- one exchange between two workers ------------------------------------------------------------------
+
+        private List<StageResult> fabricExchange(LadderWorker exporter, LadderWorker importer, Plan plan)
+                throws WorkerFailure {
+            long seed = Seeds.next();
+            long writeback = Seeds.next();
+            Stitch st = new Stitch();
+            JsonNode ex = exporter.request(exportRequest(plan, seed, HandleType.FABRIC), timeout());
+            st.addAll(stagesOf(ex, exporter, "export"));
+            if (!ex.path("ok").asBoolean(false)) {
+                return st.list("not run: the export failed");
+            }
+            st.put(TransferStage.of(StageStatus.OK, 0, "the 64-byte handle went to the importer process through the "
+                    + "ladder"));
+            Map<String, Object> imp = importRequest(plan, seed, writeback, "import");
+            imp.put("handle", ex.path("handle").asString());
+            JsonNode im = importer.request(imp, timeout());
+            finish(st, stagesOf(im, importer, "import"), exporter, writeback);
+            return st.list("not run: " + firstFailureLabel(st) + " failed");
+        }
+
+        private List<StageResult> posixFdExchange(LadderWorker exporter, LadderWorker importer, Plan plan)
+                throws WorkerFailure {
+            long seed = Seeds.next();
+            long writeback = Seeds.next();
+            Stitch st = new Stitch();
+            String socket = work.resolve("fd-" + (++sockets) + ".sock").toString();
+            JsonNode listen = importer.request(Map.of("op", "listen", "socket", socket), timeout());
+            if (!listen.path("ok").asBoolean(false)) {
+                st.put(TransferStage.of(StageStatus.FAILED, 0, "the importer could not listen on " + socket
+                        + ": errno " + listen.path("errno").asInt()));
+                return st.list("not run: no Unix socket for the descriptor");
+            }
+            JsonNode ex = exporter.request(exportRequest(plan, seed, HandleType.POSIX_FD), timeout());
+            st.addAll(stagesOf(ex, exporter, "export"));
+            if (!ex.path("ok").asBoolean(false)) {
+                return st.list("not run: the export failed");
+            }
+            JsonNode sent = exporter.request(Map.of("op", "sendFd", "socket", socket), timeout());
+            st.put(JSON.treeToValue(sent.get("stage"), StageResult.class));
+            if (!sent.path("ok").asBoolean(false)) {
+                st.put(releaseOf(exporter));
+                return st.list("not run: the descriptor did not reach the importer");
+            }
+            JsonNode im = importer.request(importRequest(plan, seed, writeback, "importFd"), timeout());
+            if (!im.has("stages")) {
+                st.put(TransferStage.of(StageStatus.FAILED, 0, "the importer received no descriptor: "
+                        + im.path("error").asString("no reason given")));
+                st.put(releaseOf(exporter));
+                return st.list("not run: the descriptor did not reach the importer");
+            }
+            finish(st, stagesOf(im, importer, "importFd"), exporter, writeback);
+            return st.list("not run: " + firstFailureLabel(st) + " failed");
+        }
+
+        /** The importer's stages, then the exporter's check of the write-back and its release, merged. */
+        private void finish(Stitch st, List<StageResult> imported, LadderWorker exporter, long writeback)
+                throws WorkerFailure {
+            StageResult write = null;
+            StageResult importerRelease = null;
+            for (StageResult r : imported) {
+                if (r.name() == Stage.WRITEBACK) {
+                    write = r;
+                } else if (r.name() == Stage.RELEASE) {
+                    importerRelease = r;
+                } else {
+                    st.put(r);
+                }
+            }
+            StageResult check = null;
+            if (write != null && write.ok()) {
+                JsonNode v = exporter.request(Map.of("op", "verify", "seed", writeback), timeout());
+                check = JSON.treeToValue(v.get("stage"), StageResult.class);
+            }
+            st.put(Stitch.mergeWriteback(write, check));
+            st.put(Stitch.mergeRelease(importerRelease, releaseOf(exporter)));
+        }
+
+        private StageResult releaseOf(LadderWorker exporter) throws WorkerFailure {
+            JsonNode rel = exporter.request(Map.of("op", "release"), timeout());
+            JsonNode stage = rel.get("stage");
+            return stage == null || stage.isNull() ? null : JSON.treeToValue(stage, StageResult.class);
+        }
+
+        private Map<String, Object> exportRequest(Plan plan, long seed, HandleType type) {
+            Map<String, Object> req = new LinkedHashMap<>();
+            req.put("op", "export");
+            req.put("gpu", plan.exporterOrdinal());
+            req.put("sizeBytes", size);
+            req.put("seed", seed);
+            req.put("handleType", type.name());
+            return req;
+        }
+
+        private Map<String, Object> importRequest(Plan plan, long seed, long writeback, String op) {
+            Map<String, Object> req = new LinkedHashMap<>();
+            req.put("op", op);
+            req.put("sizeBytes", size);
+            req.put("gpu", plan.importerOrdinal());
+            req.put("seed", seed);
+            req.put("writebackSeed", writeback);
+            return req;
+        }
+
+        // ---- results -------------------------------------------------------------------------------------------
+
+        private Cell cell(HandleType type, List<StageResult> stages, Expected expected) {
+            StageResult failed = StageEngine.firstFailure(stages);
+            boolean passed = StageEngine.passed(stages);
+            Finding finding = failed == null ? null : ProbeDiagnosis.diagnose(stages, true, node, node);
+            boolean asExpected = expected.stage() == null ? passed
+                    : failed != null && failed.name() == expected.stage()
+                    && Objects.equals(failed.cuResult(), expected.result().code());
+            String outcome = failed == null ? "passed"
+                    : passed ? "passed; " + failed.name().label() + " failed: " + LadderVerdicts.result(failed)
+                    : failed.name().label() + " failed: " + LadderVerdicts.result(failed);
+            if (asExpected && expected.stage() != null) {
+                outcome += ", as expected";
+            }
+            return new Cell(type, asExpected ? Status.PASS : Status.FAIL, expected.label(), outcome, null, failed,
+                    finding, stages);
+        }
+
+        private List<StageResult> stagesOf(JsonNode reply, LadderWorker worker, String op) throws WorkerFailure {
+            JsonNode stages = reply.get("stages");
+            if (stages == null || !stages.isArray()) {
+                throw new WorkerFailure("the " + worker.name() + " worker refused '" + op + "': "
+                        + reply.path("error").asString("no stages in its answer"));
+            }
+            List<StageResult> out = new ArrayList<>();
+            for (JsonNode s : stages) {
+                out.add(JSON.treeToValue(s, StageResult.class));
+            }
+            return out;
+        }
+
+        private ProcessView view(LadderWorker worker) throws WorkerFailure {
+            return JSON.treeToValue(worker.request(Map.of("op", "view"), timeout()).get("view"), ProcessView.class);
+        }
+
+        private String unsupported(HandleType type, boolean bothGpus) {
+            for (GpuInfo g : bothGpus ? List.of(a, b) : List.of(a)) {
+                if (type == HandleType.FABRIC && !g.fabric()) {
+                    return "GPU " + g.index() + " reports HANDLE_TYPE_FABRIC_SUPPORTED=0";
+                }
+                if (type == HandleType.POSIX_FD && !g.posixFd()) {
+                    return "GPU " + g.index() + " reports HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED=0";
+                }
+            }
+            return null;
+        }
+
+        private RungResult skippedRung(Rung rung, String reason) {
+            List<Cell> cells = TYPES.stream().map(t -> Cell.skipped(t, reason)).toList();
+            return new RungResult(rung, rung.title(), rung.setup(), null, null, null, cells);
+        }
+
+        private Finding notRun(String reason) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("rung", Rung.ONE_PROCESS.label());
+            e.put("handleType", "both");
+            e.put("detail", reason);
+            rungs.add(new RungResult(Rung.ONE_PROCESS, Rung.ONE_PROCESS.title(), Rung.ONE_PROCESS.setup(), List.of(),
+                    null, null, TYPES.stream().map(t -> Cell.error(t, reason)).toList()));
+            return FindingCode.LADDER_NOT_RUN.finding(e);
+        }
+
+        /** No driver, no GPU, or no first worker: nothing to climb. */
+        private LadderReport couldNotTell(Finding why) {
+            return new LadderReport(node, scout != null && scout.isFake(), null, null, null, null, List.copyOf(rungs),
+                    why, List.of(why), LadderReport.UNKNOWN, seconds());
+        }
+
+        private Duration timeout() {
+            long left = deadlineNanos - System.nanoTime();
+            return Duration.ofNanos(Math.max(Duration.ofSeconds(1).toNanos(),
+                    Math.min(options.answerTimeout().toNanos(), left)));
+        }
+
+        private int driverTimeoutSeconds() {
+            return (int) Math.max(1, Math.min(5, options.answerTimeout().toSeconds() / 4));
+        }
+
+        private double seconds() {
+            return (System.nanoTime() - startNanos) / 1e9;
+        }
+
+        private Path scratch(String name) {
+            try {
+                return Files.createDirectories(work.resolve(name));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create " + work.resolve(name), e);
+            }
+        }
+    }
+
+    // ---- view checks: did the isolation take? --------------------------------------------------------------------
+
+    private static String sees(ProcessView v, int gpus, String side) {
+        return v.gpus().size() == gpus ? null
+                : "the " + side + " sees " + v.gpus().size() + " GPU(s), not all " + gpus;
+    }
+
+    private static String onlyGpu(ProcessView v, GpuInfo g, String side) {
+        return v.gpus().equals(List.of(g.uuid())) ? null
+                : "the " + side + " sees GPUs " + v.gpus() + ", not only " + g.uuid();
+    }
+
+    private static String onlyNode(ProcessView v, String node, String side) {
+        return Objects.equals(v.deviceNodes(), List.of(node)) ? null
+                : "the " + side + " sees device nodes " + v.deviceNodes() + ", not only " + node;
+    }
+
+    private static String onlyProc(ProcessView v, String entry, String side) {
+        return entry == null || Objects.equals(v.procGpus(), List.of(entry)) ? null
+                : "the " + side + " sees /proc/driver/nvidia/gpus entries " + v.procGpus() + ", not only " + entry;
+    }
+
+    private static String onlyChannel(ProcessView v, String channel, String side) {
+        return v.channels().equals(List.of(channel)) ? null
+                : "the " + side + " sees channels " + v.channels() + ", not only " + channel;
+    }
+
+    private static String firstNonNull(String... texts) {
+        return Stream.of(texts).filter(Objects::nonNull).findFirst().orElse(null);
+    }
+
+    private static String firstFailureLabel(Stitch st) {
+        StageResult f = StageEngine.firstFailure(st.list("-"));
+        return f == null ? "an earlier stage" : f.name().label();
+    }
+
+    private boolean paramsHaveModifyDeviceFiles() {
+        try {
+            return Files.readString(PROC_PARAMS).lines().anyMatch(l -> l.startsWith("ModifyDeviceFiles:"));
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static void deleteTree(Path root) {
+        try (Stream<Path> s = Files.walk(root)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "cannot delete " + p + ": " + e.getMessage());
+                }
+            });
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "cannot clean " + root + ": " + e.getMessage());
+        }
+    }
+
+    /** The stages of one exchange put together from both workers, in the order of {@link Stage}. */
+    static final class Stitch {
+        private final EnumMap<Stage, StageResult> stages = new EnumMap<>(Stage.class);
+
+        void put(StageResult r) {
+            if (r != null) {
+                stages.put(r.name(), r);
+            }
+        }
+
+        void addAll(List<StageResult> results) {
+            results.forEach(this::put);
+        }
+
+        /** Every stage; those no side ran are skipped with {@code gap}. */
+        List<StageResult> list(String gap) {
+            List<StageResult> out = new ArrayList<>();
+            for (Stage s : Stage.values()) {
+                out.add(stages.getOrDefault(s, StageResult.skipped(s, gap)));
+            }
+            return List.copyOf(out);
+        }
+
+        /** The importer's write and the exporter's check become one write-back stage. */
+        static StageResult mergeWriteback(StageResult write, StageResult check) {
+            if (write == null || !write.ok() || check == null) {
+                return write;
+            }
+            return new StageResult(Stage.WRITEBACK, check.status(), check.cuResult(), check.cuResultName(),
+                    write.durationSeconds() + check.durationSeconds(), "importer wrote; exporter: " + check.detail());
+        }
+
+        /** Both sides' releases become one stage; the first failure (the importer's first) is shown. */
+        static StageResult mergeRelease(StageResult importerSide, StageResult exporterSide) {
+            if (importerSide == null || exporterSide == null) {
+                return importerSide != null ? importerSide : exporterSide;
+            }
+            StageResult failed = failure(importerSide) ? importerSide : failure(exporterSide) ? exporterSide : null;
+            StageResult shown = failed != null ? failed : importerSide.cuResult() != null ? importerSide : exporterSide;
+            StageStatus status = failed != null ? failed.status()
+                    : importerSide.ok() || exporterSide.ok() ? StageStatus.OK : StageStatus.SKIPPED;
+            return new StageResult(Stage.RELEASE, status, shown.cuResult(), shown.cuResultName(),
+                    importerSide.durationSeconds() + exporterSide.durationSeconds(),
+                    "importer: " + importerSide.detail() + "; exporter: " + exporterSide.detail());
+        }
+
+        private static boolean failure(StageResult r) {
+            return r.status() == StageStatus.FAILED || r.status() == StageStatus.TIMEOUT;
+        }
+    }
+}
