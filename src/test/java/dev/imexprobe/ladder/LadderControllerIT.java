@@ -32,7 +32,7 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
  * POST /v1/ladder behind the agent's own auth filter and problem handler: off by default (404), admin only (401),
  * one at a time (429), and when it runs, the same ladder and document as {@code ladder --json}.
  */
-class LadderControllerTest {
+class LadderControllerIT {
 
     private static final String TOKEN = "ladder-test-token-0123456789";
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -133,7 +133,7 @@ class LadderControllerTest {
     void itRunsTheRealLadderWithTheRequestsOptionsAndReturnsItsDocument() throws Exception {
         FakeMachine m = FakeMachine.h200WithoutChannel(tmp.resolve("machine"));
         AtomicReference<LadderOptions> asked = new AtomicReference<>();
-        Ladder ladder = new Ladder(WorkerLauncher.forThisJvm(LadderOnFakeMachineTest.env(m)), "agent-node");
+        Ladder ladder = new Ladder(WorkerLauncher.forThisJvm(LadderOnFakeMachineIT.env(m)), "agent-node");
         MvcResult r = mvc(new LadderController(true, o -> {
             asked.set(o);
             return ladder.run(o);

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Export in one process, import in another, through the real shim and the fake driver: the rules measured on
  * the H200 (channels, released and garbled handles) and the seed model.
  */
-class CrossProcessFabricTest {
+class CrossProcessFabricIT {
 
     private static final long SIZE = 2L << 20;
 

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** `check` as a user runs it: a separate JVM, the real shim, exit codes 0 / 1 / 2 and valid JSON on stdout. */
-class CheckCommandTest {
+class CheckCommandIT {
 
     @TempDir
     Path tmp;

@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The whole ladder on fake machines: real worker processes, real JNI and dlopen of the fake driver, real mount
  * namespaces where this process may make them (root in CI). The seed model must fail exactly where it implies.
  */
-class LadderOnFakeMachineTest {
+class LadderOnFakeMachineIT {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 

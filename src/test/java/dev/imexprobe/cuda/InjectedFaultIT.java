@@ -13,11 +13,11 @@ import tools.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.util.Map;
 
-import static dev.imexprobe.cuda.CrossProcessFabricTest.stage;
+import static dev.imexprobe.cuda.CrossProcessFabricIT.stage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Every fault the fake can inject surfaces at the right stage with its CUresult, and nothing leaks. */
-class InjectedFaultTest {
+class InjectedFaultIT {
 
     private static final long SIZE = 2L << 20;
 
