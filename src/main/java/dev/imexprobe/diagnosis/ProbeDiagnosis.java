@@ -41,7 +41,10 @@ public final class ProbeDiagnosis {
         evidence.put("sourceNode", sourceNode);
         evidence.put("targetNode", targetNode);
         evidence.put("sameNode", sameNode);
-        return code(failed, sameNode).finding(evidence);
+        Finding finding = code(failed, sameNode).finding(evidence);
+        // create and export run on the exporter: whatever the catalogue's default, the source is at fault there.
+        boolean exporterStage = failed.name() == Stage.CREATE || failed.name() == Stage.EXPORT;
+        return exporterStage && finding.blame() == Blame.TARGET ? finding.withBlame(Blame.SOURCE, null) : finding;
     }
 
     static FindingCode code(StageResult failed, boolean sameNode) {

@@ -20,6 +20,11 @@ import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Calls other agents' REST API. One HttpClient (keep-alive) for all peers, a deadline on every call, every
@@ -96,31 +101,48 @@ public final class PeerClient {
             }
         }
         HttpResponse<byte[]> response;
+        // The request's own timeout covers the wait for the headers only: a peer that trickles its body would hold
+        // the probe for as long as it likes. This deadline covers the whole answer, and the size is capped while
+        // it arrives, not after.
+        CompletableFuture<HttpResponse<byte[]>> pending = http.sendAsync(b.build(),
+                HttpResponse.BodyHandlers.limiting(HttpResponse.BodyHandlers.ofByteArray(), MAX_REPLY));
         try {
-            response = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
-        } catch (HttpConnectTimeoutException e) {
-            return PeerCall.failed(PeerCall.Kind.UNREACHABLE, 0, "connect to " + target + " timed out",
-                    System.nanoTime() - start);
-        } catch (HttpTimeoutException e) {
-            return PeerCall.failed(PeerCall.Kind.TIMEOUT, 0, method + " " + path + " on " + target
-                    + " got no answer within " + timeout.toMillis() + " ms", System.nanoTime() - start);
-        } catch (ConnectException | UnresolvedAddressException e) {
-            return PeerCall.failed(PeerCall.Kind.UNREACHABLE, 0, "cannot connect to " + target + ": "
-                    + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()), System.nanoTime() - start);
-        } catch (IOException e) {
+            response = pending.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            pending.cancel(true);
+            return noAnswer(method, path, target, start);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            while (c instanceof CompletionException && c.getCause() != null) {
+                c = c.getCause();
+            }
+            if (c instanceof HttpConnectTimeoutException) {
+                return PeerCall.failed(PeerCall.Kind.UNREACHABLE, 0, "connect to " + target + " timed out",
+                        System.nanoTime() - start);
+            }
+            if (c instanceof HttpTimeoutException) {
+                return noAnswer(method, path, target, start);
+            }
+            if (c instanceof ConnectException || c instanceof UnresolvedAddressException) {
+                return PeerCall.failed(PeerCall.Kind.UNREACHABLE, 0, "cannot connect to " + target + ": "
+                        + (c.getMessage() != null ? c.getMessage() : c.getClass().getSimpleName()),
+                        System.nanoTime() - start);
+            }
+            if (c instanceof IOException && c.getMessage() != null && c.getMessage().startsWith("body exceeds capacity")) {
+                return PeerCall.failed(PeerCall.Kind.GARBLED, 0, "answer larger than " + MAX_REPLY + " bytes",
+                        System.nanoTime() - start);
+            }
             return PeerCall.failed(PeerCall.Kind.UNREACHABLE, 0, method + " " + path + " on " + target + " failed: "
-                    + e.getClass().getSimpleName() + (e.getMessage() != null ? " " + e.getMessage() : ""),
+                    + c.getClass().getSimpleName() + (c.getMessage() != null ? " " + c.getMessage() : ""),
                     System.nanoTime() - start);
         } catch (InterruptedException e) {
+            pending.cancel(true);
             Thread.currentThread().interrupt();
             return PeerCall.failed(PeerCall.Kind.TIMEOUT, 0, "interrupted", System.nanoTime() - start);
         }
         long nanos = System.nanoTime() - start;
         int status = response.statusCode();
         byte[] reply = response.body();
-        if (reply.length > MAX_REPLY) {
-            return PeerCall.failed(PeerCall.Kind.GARBLED, status, "answer of " + reply.length + " bytes is too large", nanos);
-        }
         if (status >= 400 && status < 500) {
             return PeerCall.failed(PeerCall.Kind.REJECTED, status, status + " " + problemDetail(reply), nanos);
         }
@@ -137,6 +159,11 @@ public final class PeerClient {
             return PeerCall.failed(PeerCall.Kind.GARBLED, status, "answer is not a valid " + type.getSimpleName()
                     + ": " + e.getOriginalMessage(), nanos);
         }
+    }
+
+    private <T> PeerCall<T> noAnswer(String method, String path, String target, long start) {
+        return PeerCall.failed(PeerCall.Kind.TIMEOUT, 0, method + " " + path + " on " + target
+                + " got no answer within " + timeout.toMillis() + " ms", System.nanoTime() - start);
     }
 
     /** The peer's stated reason (problem+json detail) or the start of its body. */

@@ -162,10 +162,11 @@ public final class Prober {
             body.put("writebackSeed", Long.toString(writebackSeed));
         }
         body.put("exporterNode", self.node());
-        PeerCall<ImportReply> reply = client.postImport(peer.target(), body);
+        PeerCall<ImportReply> reply = checked(client.postImport(peer.target(), body),
+                r -> incomplete(r.stages(), IMPORTER_STAGES));
         debug.say("POST /v1/imports on " + peer.target() + ": " + describe(reply));
         Finding transferFinding = null;
-        if (!reply.ok() || reply.value().stages() == null) {
+        if (!reply.ok()) {
             stitch.add(transferFailure(reply));
             transferFinding = peerFinding(peer.target(), reply);
             stitch.gap("not run: the handle did not reach the importer");
@@ -175,7 +176,8 @@ public final class Prober {
         List<StageResult> remote = reply.value().stages();
         stitch.add(TransferStage.of(StageStatus.OK, Math.max(0, reply.nanos() - nanos(remote)),
                 "handle sent to " + peer.node() + " (" + reply.httpStatus() + ")"));
-        stitch.addAllExcept(remote, Stage.WRITEBACK, Stage.RELEASE);
+        // Only the importer's own stages count from its answer; create, export and transfer are ours.
+        stitch.addAllExcept(remote, Stage.CREATE, Stage.EXPORT, Stage.TRANSFER, Stage.WRITEBACK, Stage.RELEASE);
         StageResult remoteWrite = find(remote, Stage.WRITEBACK);
         StageResult check = remoteWrite != null && remoteWrite.ok() ? registry.verify(id, writebackSeed) : null;
         stitch.add(mergeWriteback(remoteWrite, check));
@@ -197,16 +199,26 @@ public final class Prober {
         body.put("sizeBytes", size);
         body.put("handleType", "FABRIC");
         body.put("seed", Long.toString(seed));
-        PeerCall<ExportReply> reply = client.postExport(peer.target(), body);
+        PeerCall<ExportReply> reply = checked(client.postExport(peer.target(), body), r -> {
+            String missing = incomplete(r.stages(), Stage.CREATE, Stage.EXPORT);
+            if (missing != null) {
+                return missing;
+            }
+            boolean exported = r.verdict() == Verdict.PASS && r.handle() != null;
+            // A refusal must say which stage failed, a success must carry the handle: else nothing can be judged.
+            return exported || StageEngine.firstFailure(r.stages()) != null ? null
+                    : "the exporter's answer has neither a handle nor a failed stage";
+        });
         debug.say("POST /v1/exports on " + peer.target() + ": " + describe(reply));
-        if (!reply.ok() || reply.value().stages() == null) {
+        if (!reply.ok()) {
             stitch.add(transferFailure(reply));
             stitch.gap("not run: the exporter could not be asked");
             return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch,
                     peerFinding(peer.target(), reply), start, debug);
         }
         ExportReply export = reply.value();
-        stitch.addAllExcept(export.stages(), Stage.RELEASE);
+        stitch.addAllExcept(export.stages(), Stage.TRANSFER, Stage.IMPORT, Stage.RESERVE, Stage.MAP, Stage.ACCESS,
+                Stage.VERIFY, Stage.WRITEBACK, Stage.RELEASE);
         if (export.verdict() != Verdict.PASS || export.handle() == null) {
             stitch.gap("not run: the exporter failed");
             stitch.add(find(export.stages(), Stage.RELEASE));
@@ -221,7 +233,8 @@ public final class Prober {
             stitch.gap("not run: no usable handle");
             stitch.add(remoteRelease(peer, export.id()));
             return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch,
-                    FindingCode.PEER_ERROR.finding(Map.of("peer", peer.target(), "detail", e.getMessage())), start, debug);
+                    FindingCode.PEER_ERROR.finding(Map.of("peer", peer.target(), "stage", Stage.TRANSFER.label(),
+                            "detail", "the exporter sent an unusable handle: " + e.getMessage())), start, debug);
         }
         stitch.add(TransferStage.of(StageStatus.OK, Math.max(0, reply.nanos() - nanos(export.stages())),
                 "handle received from " + peer.node() + " (" + reply.httpStatus() + ")"));
@@ -345,6 +358,35 @@ public final class Prober {
         stitch.gap("not run: the target could not be asked who it is");
         return new PairResult(Direction.PUSH, self.node(), null, null, null, Verdict.FAIL, call.nanos() / 1e9,
                 peerFinding(target, call), stitch.list(), null);
+    }
+
+    /** The stages an importer reports, all of them on every path (skipped ones say why). */
+    private static final Stage[] IMPORTER_STAGES = {Stage.IMPORT, Stage.RESERVE, Stage.MAP, Stage.ACCESS, Stage.VERIFY,
+            Stage.WRITEBACK, Stage.RELEASE};
+
+    /**
+     * A peer's answer that parsed but cannot be judged (stages missing, unnamed or without a status) becomes a
+     * garbled call: a peer that leaves out its verify must not make a probe pass.
+     */
+    static <T> PeerCall<T> checked(PeerCall<T> call, java.util.function.Function<T, String> problem) {
+        if (!call.ok()) {
+            return call;
+        }
+        String why = problem.apply(call.value());
+        return why == null ? call : PeerCall.failed(PeerCall.Kind.GARBLED, call.httpStatus(), why, call.nanos());
+    }
+
+    /** Why these stages cannot be trusted, or null when every stage has a name and a status and none is missing. */
+    static String incomplete(List<StageResult> stages, Stage... required) {
+        if (stages == null) {
+            return "the peer's answer has no stages";
+        }
+        if (stages.stream().anyMatch(s -> s == null || s.name() == null || s.status() == null)) {
+            return "the peer's answer has a stage without name or status";
+        }
+        List<String> missing = java.util.Arrays.stream(required)
+                .filter(r -> stages.stream().noneMatch(s -> s.name() == r)).map(Stage::label).toList();
+        return missing.isEmpty() ? null : "the peer's answer lacks stages: " + String.join(", ", missing);
     }
 
     static StageResult transferFailure(PeerCall<?> call) {

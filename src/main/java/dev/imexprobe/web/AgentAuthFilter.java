@@ -46,7 +46,17 @@ public class AgentAuthFilter extends OncePerRequestFilter {
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        return !guarded(request.getRequestURI());
+        return !guarded(dispatchPath(request));
+    }
+
+    /**
+     * The path the request is dispatched by: decoded, normalised and without path parameters, as the container
+     * maps it. Never the raw URI: /v1/imports;x=1 and /v1/%69mports reach the import controller too.
+     */
+    static String dispatchPath(HttpServletRequest request) {
+        String servletPath = request.getServletPath();
+        String pathInfo = request.getPathInfo();
+        return (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
     }
 
     @Override

@@ -1,9 +1,13 @@
 package dev.imexprobe.web;
 
 import dev.imexprobe.agent.AgentProperties;
+import dev.imexprobe.agent.NodeService;
+import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.mesh.ProbeRecorder;
 import dev.imexprobe.peer.Prober;
 import dev.imexprobe.probe.Direction;
+import dev.imexprobe.probe.ExportLimits;
+import dev.imexprobe.probe.ExportRegistry;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.ProbeReport;
 import dev.imexprobe.probe.StageResult;
@@ -16,6 +20,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
@@ -34,12 +39,17 @@ public class ProbeController {
 
     private final Prober prober;
     private final ProbeRecorder recorder;
+    private final NodeService node;
+    private final ExportLimits limits;
     private final Semaphore slots;
     private final long retryAfter;
 
-    public ProbeController(Prober prober, ProbeRecorder recorder, AgentProperties properties) {
+    public ProbeController(Prober prober, ProbeRecorder recorder, AgentProperties properties, NodeService node,
+                           ExportLimits limits) {
         this.prober = prober;
         this.recorder = recorder;
+        this.node = node;
+        this.limits = limits;
         this.slots = new Semaphore(properties.probe().concurrency());
         this.retryAfter = properties.probe().retryafter() > 0 ? properties.probe().retryafter()
                 : Math.max(1, properties.mesh().interval().toSeconds());
@@ -61,6 +71,7 @@ public class ProbeController {
             case "prometheus" -> true;
             default -> throw ApiException.invalid("format must be json or prometheus, got '" + RequestFields.truncate(format) + "'");
         };
+        checkLocalSide(request.gpu(), request.sizeBytes());
         if (!slots.tryAcquire()) {
             throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "busy", "this agent is already running "
                     + "its maximum of concurrent probes (imexprobe.probe.concurrency); retry after " + retryAfter + " s",
@@ -72,6 +83,8 @@ public class ProbeController {
             report.results().forEach(recorder::record);
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid(e.getMessage());
+        } catch (ExportRegistry.CapExceededException e) {
+            throw ApiException.overCap(e.getMessage());
         } finally {
             slots.release();
         }
@@ -80,6 +93,22 @@ public class ProbeController {
                     .body(BlackboxFormat.render(report));
         }
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(report);
+    }
+
+    /**
+     * This agent's GPU selector and the size, checked like an export's before any peer or driver is asked: a
+     * caller's mistake is a 400/413 even when the target is down.
+     */
+    private void checkLocalSide(String gpu, Long sizeBytes) {
+        List<GpuDevice> gpus;
+        try {
+            gpus = gpu == null ? node.gpus() : List.of(node.resolveGpu(gpu));
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalid(e.getMessage());
+        }
+        if (sizeBytes != null) {
+            gpus.forEach(g -> Requests.size(sizeBytes, g, limits.maxBytes()));
+        }
     }
 
     static String target(String target) {

@@ -1,0 +1,402 @@
+package dev.imexprobe.testing;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One agent ({@code java -jar target/imexprobe.jar serve}) as a real process on loopback: its own port, its own
+ * environment (usually a {@link FakeMachine}'s), its own fault file, its log in a file. {@link #start} launches
+ * without waiting, so a test class can start several agents side by side and then {@link #awaitReady} them.
+ * Every call below goes through HTTP, as a peer or an operator would.
+ */
+public final class AgentProcess implements AutoCloseable {
+
+    /** Spring needs 10-15 s on a busy two-core machine; leave room for several agents starting at once. */
+    public static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
+    public static final String TOKEN = "it-shared-token-0123456789abcdef";
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+    private static final int PORT_ATTEMPTS = 3;
+
+    private final String name;
+    private final Map<String, String> env;
+    private final Path log;
+    private final Path faultFile;
+    private Process process;
+    private int port;
+    private int attempts;
+
+    private AgentProcess(String name, Map<String, String> env, Path dir) {
+        this.name = name;
+        this.env = env;
+        this.log = dir.resolve(name + ".log");
+        this.faultFile = dir.resolve(name + ".faults");
+    }
+
+    /**
+     * Launches an agent and returns at once. {@code machineEnv} is the fake machine's environment (or any
+     * other); this adds the token, the node name, a free port, loopback binding, a mesh that never runs on its
+     * own, and a fault file of this agent alone (FAKECUDA_FAULTS=@file, switched with {@link #faults}).
+     * Entries of {@code extra} win over all of that.
+     */
+    public static AgentProcess start(String name, Path dir, Map<String, String> machineEnv, String node,
+                                     Map<String, String> extra) {
+        Map<String, String> env = new LinkedHashMap<>(machineEnv);
+        env.put("IMEXPROBE_AUTH_TOKEN", TOKEN);
+        env.put("IMEXPROBE_NODE_NAME", node);
+        env.put("SERVER_ADDRESS", "127.0.0.1");
+        // The mesh would probe on its own and refresh the node report; these tests probe on demand only.
+        env.put("IMEXPROBE_MESH_INTERVAL", "100000h");
+        env.put("IMEXPROBE_PEERS_STATIC", "");
+        env.put("LOGGING_LEVEL_ROOT", "WARN");
+        env.put("LOGGING_LEVEL_DEV_IMEXPROBE", "INFO");
+        env.putAll(extra);
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        AgentProcess agent = new AgentProcess(name, env, dir);
+        agent.faults("");
+        agent.env.put("FAKECUDA_FAULTS", "@" + agent.faultFile);
+        agent.launch();
+        return agent;
+    }
+
+    private void launch() {
+        port = freePort();
+        attempts++;
+        List<String> cmd = new ArrayList<>(List.of(NativeBuild.java(), "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseSerialGC", "-Xmx192m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+                "-jar", NativeBuild.jar().toString(), "serve"));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        // Nothing of the test JVM's own environment that the agent or the fake reads may leak in.
+        pb.environment().keySet().removeIf(k -> k.startsWith("IMEXPROBE_") || k.startsWith("FAKECUDA_")
+                || k.startsWith("SERVER_") || k.startsWith("MANAGEMENT_") || k.equals("CUDA_VISIBLE_DEVICES"));
+        pb.environment().putAll(env);
+        pb.environment().put("SERVER_PORT", Integer.toString(port));
+        pb.redirectErrorStream(true);
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        try {
+            process = pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Starts several agents at once and waits until all are ready. */
+    public static void awaitReady(AgentProcess... agents) {
+        for (AgentProcess a : agents) {
+            a.awaitReady();
+        }
+    }
+
+    /**
+     * Waits until liveness and readiness answer UP. An agent whose port was taken meanwhile (the port was free
+     * when chosen) is relaunched on another.
+     */
+    public AgentProcess awaitReady() {
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                if (logText().contains("already in use") && attempts < PORT_ATTEMPTS) {
+                    launch();
+                    continue;
+                }
+                int code = process.exitValue();
+                throw new IllegalStateException("agent " + name + " exited with " + code
+                        + (code == 143 || code == 137 ? " (SIGTERM/SIGKILL from outside this test: someone's pkill?)" : "")
+                        + " before it was ready; log " + log + ":\n" + logTail());
+            }
+            if (up("/actuator/health/liveness") && up("/actuator/health/readiness")) {
+                return this;
+            }
+            sleep(200);
+        }
+        throw new IllegalStateException("agent " + name + " not ready within " + READY_TIMEOUT + "; log " + log
+                + ":\n" + logTail());
+    }
+
+    private boolean up(String path) {
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(5))
+                    .GET().build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 && r.body().contains("\"UP\"");
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** host:port, as /probe?target= and the peer list want it. */
+    public String hostPort() {
+        return "127.0.0.1:" + port;
+    }
+
+    public String baseUrl() {
+        return "http://" + hostPort();
+    }
+
+    public URI uri(String pathAndQuery) {
+        return URI.create(baseUrl() + pathAndQuery);
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean alive() {
+        return process.isAlive();
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    public String logText() {
+        try {
+            return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public String logTail() {
+        String t = logText();
+        return t.length() > 6000 ? "…" + t.substring(t.length() - 6000) : t;
+    }
+
+    /**
+     * Sets this agent's injected faults (see native/fake/README.md, "Faults"); the fake re-reads the file on
+     * every call. Written beside and renamed, so the fake never reads half a file.
+     */
+    public AgentProcess faults(String spec) {
+        try {
+            Path tmp = Files.createTempFile(faultFile.getParent(), name + "-faults", ".tmp");
+            Files.writeString(tmp, spec);
+            Files.move(tmp, faultFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return this;
+    }
+
+    public AgentProcess clearFaults() {
+        return faults("");
+    }
+
+    /**
+     * Sets {@code spec} plus a malformed item the fake reports on stderr (this agent's log) at the next call of
+     * any driver entry point of this process, once per library: a driver-call detector. Returns the marker for
+     * {@link #driverCalledSince}.
+     */
+    public String faultsWithCallMarker(String spec) {
+        String marker = "call-marker-" + Long.toHexString(System.nanoTime());
+        faults((spec.isEmpty() ? "" : spec + "\n") + marker + "=1");
+        return marker;
+    }
+
+    /** Whether the fake reported {@code marker}: some driver call happened after it was set. */
+    public boolean driverCalledSince(String marker) {
+        return logText().contains("FAKECUDA_FAULTS item '" + marker + "=1' ignored");
+    }
+
+    // ---- HTTP ------------------------------------------------------------------------------------------------
+
+    /** One answer: status, headers and body, with the body as JSON when it is JSON. */
+    public record Reply(int status, Map<String, List<String>> headers, String body) {
+
+        public JsonNode json() {
+            return JSON.readTree(body);
+        }
+
+        public String contentType() {
+            return header("Content-Type").orElse("");
+        }
+
+        public Optional<String> header(String name) {
+            return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name))
+                    .flatMap(e -> e.getValue().stream()).findFirst();
+        }
+
+        @Override
+        public String toString() {
+            return status + " " + contentType() + " " + (body.length() > 4000 ? body.substring(0, 4000) + "…" : body);
+        }
+    }
+
+    public Reply get(String pathAndQuery) {
+        return send(HttpRequest.newBuilder(uri(pathAndQuery)).GET(), Duration.ofSeconds(60));
+    }
+
+    public Reply get(String pathAndQuery, Duration timeout) {
+        return send(HttpRequest.newBuilder(uri(pathAndQuery)).GET(), timeout);
+    }
+
+    /** POST with the operator's bearer token. */
+    public Reply post(String path, String jsonBody) {
+        return post(path, jsonBody, "Bearer " + TOKEN);
+    }
+
+    /** POST with the given Authorization header (null: none). */
+    public Reply post(String path, String jsonBody, String authorization) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(jsonBody));
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
+        return send(b, Duration.ofSeconds(60));
+    }
+
+    public Reply post(String path, Map<String, ?> body) {
+        return post(path, JSON.writeValueAsString(body));
+    }
+
+    /** DELETE with the operator's bearer token. */
+    public Reply delete(String path) {
+        return send(HttpRequest.newBuilder(uri(path)).header("Authorization", "Bearer " + TOKEN).DELETE(),
+                Duration.ofSeconds(60));
+    }
+
+    public Reply send(HttpRequest.Builder request, Duration timeout) {
+        try {
+            HttpResponse<String> r = HTTP.send(request.timeout(timeout).build(),
+                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            return new Reply(r.statusCode(), r.headers().map(), r.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException("agent " + name + " (" + (alive() ? "alive" : "dead") + "): " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // ---- metrics ---------------------------------------------------------------------------------------------
+
+    /**
+     * The value of one series of /actuator/prometheus, e.g. {@code metric("imexprobe_allocations_live",
+     * "kind", "imported")}; the labels given must all match (others may exist). Absent: NaN.
+     */
+    public double metric(String name, String... labels) {
+        Reply r = get("/actuator/prometheus");
+        if (r.status() != 200) {
+            throw new IllegalStateException("/actuator/prometheus answered " + r);
+        }
+        return sample(r.body(), name, labels);
+    }
+
+    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(.*)})?\\s+(\\S+)$");
+
+    /** Sums the samples of {@code name} whose labels include every given pair. NaN when none matches. */
+    public static double sample(String exposition, String name, String... labels) {
+        double sum = 0;
+        boolean found = false;
+        for (String line : exposition.split("\n")) {
+            Matcher m = SAMPLE.matcher(line.strip());
+            if (line.startsWith("#") || !m.matches() || !m.group(1).equals(name)) {
+                continue;
+            }
+            String ls = m.group(3) == null ? "" : m.group(3);
+            boolean all = true;
+            for (int i = 0; i < labels.length; i += 2) {
+                all &= ls.contains(labels[i] + "=\"" + labels[i + 1] + "\"");
+            }
+            if (all) {
+                sum += Double.parseDouble(m.group(4));
+                found = true;
+            }
+        }
+        return found ? sum : Double.NaN;
+    }
+
+    /** Driver resources the agent holds (created + imported handles + mappings), from its metrics. */
+    public double liveAllocations() {
+        return metric("imexprobe_allocations_live");
+    }
+
+    // ---- end -------------------------------------------------------------------------------------------------
+
+    /** SIGKILL, as a crash or an OOM kill would end it; waits until it is gone. */
+    public void kill() {
+        process.destroyForcibly();
+        waitFor(Duration.ofSeconds(30));
+    }
+
+    /** SIGTERM and a graceful stop (exports released); SIGKILL if it takes too long. */
+    @Override
+    public void close() {
+        if (process == null || !process.isAlive()) {
+            return;
+        }
+        process.destroy();
+        if (!waitFor(Duration.ofSeconds(30))) {
+            kill();
+        }
+    }
+
+    private boolean waitFor(Duration d) {
+        try {
+            return process.waitFor(d.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** A port nothing listens on right now (a peer that is not there, or an agent's own). */
+    public static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + "@" + hostPort();
+    }
+}
