@@ -24,7 +24,7 @@ public final class StageEngine {
     public List<StageResult> run(ProbeSession session, List<? extends ProbeStage> stages) {
         List<StageResult> results = new ArrayList<>(stages.size());
         Stage failedAt = null;
-        Stage stuckAt = null;
+        Stage stuckAt = session.stuck;
         for (ProbeStage stage : stages) {
             if (stuckAt != null) {
                 results.add(StageResult.skipped(stage.stage(), stage.alwaysRuns()
@@ -55,8 +55,10 @@ public final class StageEngine {
         if (!stage.callsDriver()) {
             return StageResult.of(stage.stage(), stage.run(session), System.nanoTime() - start);
         }
-        DriverExecutor.Outcome<StageOutcome> o = executor.run(() -> stage.run(session),
-                late -> new ReleaseStage().run(session));
+        DriverExecutor.Outcome<StageOutcome> o = executor.run(() -> stage.run(session), late -> {
+            new ReleaseStage().run(session);
+            session.stuck = null;
+        });
         long nanos = System.nanoTime() - start;
         if (o.ok()) {
             return StageResult.of(stage.stage(), o.value(), nanos);
@@ -67,6 +69,7 @@ public final class StageEngine {
                     + "not attempted"), nanos);
         }
         if (o.timedOut()) {
+            session.stuck = stage.stage();
             return StageResult.of(stage.stage(), StageOutcome.timeout(NO_ANSWER + " " + executor.timeout().toMillis()
                     + " ms; the call is still running and its thread stays busy until it returns"), nanos);
         }

@@ -194,6 +194,9 @@ class OpenApiContractIT {
                 s -> Call.post("/v1/imports", "{\"handle\":\"" + garbage + "\",\"handleType\":\"FABRIC\",\"sizeBytes\":"
                         + "4294967296}", 413),
                 s -> new Call("POST", "/v1/imports", "{}", null, 401)));
+        m.put("POST /v1/ladder", List.of(
+                s -> new Call("POST", "/v1/ladder", "{}", null, 401),
+                s -> Call.post("/v1/ladder", "{}", 404)));
         m.put("GET /probe", List.of(
                 s -> Call.get("/probe?target=" + self, 200),
                 s -> Call.get("/probe?target=" + self + "&direction=push&debug=true", 200),
