@@ -41,7 +41,11 @@ public final class ProbeDiagnosis {
         evidence.put("sourceNode", sourceNode);
         evidence.put("targetNode", targetNode);
         evidence.put("sameNode", sameNode);
-        return code(failed, sameNode).finding(evidence);
+        Finding finding = code(failed, sameNode).finding(evidence);
+        // create and export run on the exporter: whatever fails there (a driver error, a hang, a poisoned
+        // context) is the source's, though the same codes elsewhere point at the importer.
+        boolean onExporter = failed.name() == Stage.CREATE || failed.name() == Stage.EXPORT;
+        return onExporter && finding.blame() == Blame.TARGET ? finding.withBlame(Blame.SOURCE, null) : finding;
     }
 
     static FindingCode code(StageResult failed, boolean sameNode) {
