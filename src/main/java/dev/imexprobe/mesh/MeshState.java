@@ -33,6 +33,19 @@ public final class MeshState {
         seen.put(key, clock.instant());
     }
 
+    /** Marks a known pair as still part of the mesh (its peer is still discovered); an absent pair stays absent. */
+    public void keep(PairKey key) {
+        if (pairs.containsKey(key)) {
+            seen.put(key, clock.instant());
+        }
+    }
+
+    /** Drops one pair at once (one recorded under a peer's address before the peer said who it is). */
+    public void forget(PairKey key) {
+        pairs.remove(key);
+        seen.remove(key);
+    }
+
     public PairState record(PairResult r) {
         PairKey key = new PairKey(r.sourceNode(), orUnknown(r.sourceGpu()), r.targetNode() != null ? r.targetNode()
                 : "unknown", orUnknown(r.targetGpu()));

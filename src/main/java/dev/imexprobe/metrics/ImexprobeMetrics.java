@@ -113,7 +113,8 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
             // Present at zero from the first scrape, so rates and alerts work before the first probe.
             for (Stage s : Stage.values()) {
                 stageTimer(s, Tags.empty());
-                stageCounter(s, "CUDA_SUCCESS", Tags.empty());
+                // The transfer makes no driver call: its success is counted as "none", never CUDA_SUCCESS.
+                stageCounter(s, s == Stage.TRANSFER ? "none" : "CUDA_SUCCESS", Tags.empty());
             }
         }
         refreshGauges();
@@ -136,6 +137,12 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
             stageCounter(s.name(), s.cuResultName() != null ? s.cuResultName() : "none", extra).increment();
             stageTimer(s.name(), extra).record(Duration.ofNanos((long) (s.durationSeconds() * 1e9)));
         }
+        refreshGauges();
+    }
+
+    /** Forgotten pairs lose their series at the end of the round that forgot them, not a round later. */
+    @Override
+    public void onCycleFinished() {
         refreshGauges();
     }
 
