@@ -86,7 +86,8 @@ public class MeshConfiguration {
     @Bean
     ImexprobeMetrics imexprobeMetrics(NodeService node, MeshState state, PeerDiscovery discovery,
                                       AgentProperties properties, AgentIdentity identity) {
-        return new ImexprobeMetrics(node::report, state, () -> discovery.peers().size(), properties.metrics().pairs(),
+        // known(), not peers(): a scrape must never become a call to DNS or the Kubernetes API.
+        return new ImexprobeMetrics(node::report, state, () -> discovery.known().size(), properties.metrics().pairs(),
                 identity.version());
     }
 

@@ -58,7 +58,8 @@ public final class MeshService {
         state.snapshot().forEach(p -> merged.put(p.key(), p));
         List<String> agents = new ArrayList<>(List.of(identity.node()));
         List<String> unreachable = new ArrayList<>();
-        List<PeerAddress> peers = new ArrayList<>(discovery.peers());
+        // The peers of the mesh's last round: a page view must not become a call to DNS or the Kubernetes API.
+        List<PeerAddress> peers = new ArrayList<>(discovery.known());
         peers.sort(Comparator.comparing(PeerAddress::hostPort));
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<PeerCall<JsonNode>>> calls = new ArrayList<>();
