@@ -23,8 +23,11 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -158,40 +161,61 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
                 .register(registry);
     }
 
+    /**
+     * The values the multi-gauges show, by row. A refresh replaces these and registers the rows without
+     * overwriting: a row that stays keeps its gauge, which reads its value from here. (Overwriting removed and
+     * re-registered every row on every refresh, and a scrape that ran in between saw two series of one name and
+     * answered 500.) Only rows that appear or go are registered or removed.
+     */
+    private volatile Map<Tags, double[]> pairValues = Map.of();
+    private volatile Map<Tags, double[]> gpuValues = Map.of();
+
     /** Re-reads the mesh state and the node report into the gauges (after each result and each round). */
     public synchronized void refreshGauges() {
         if (registry == null) {
             return;
         }
-        List<MultiGauge.Row<?>> up = new ArrayList<>();
-        List<MultiGauge.Row<?>> code = new ArrayList<>();
-        List<MultiGauge.Row<?>> success = new ArrayList<>();
+        Map<Tags, double[]> pairs = new LinkedHashMap<>();
         for (PairState p : mesh.snapshot()) {
             if (p.state() == PairState.State.UNKNOWN) {
                 continue;
             }
             Tags t = Tags.of("source_node", p.sourceNode(), "source_gpu", p.sourceGpu(), "target_node", p.targetNode(),
                     "target_gpu", p.targetGpu());
-            up.add(MultiGauge.Row.of(t, p.state() == PairState.State.OK ? 1 : 0));
-            code.add(MultiGauge.Row.of(t, p.state() == PairState.State.OK || p.cuResult() == null ? 0 : p.cuResult()));
             Instant last = p.lastSuccess();
-            success.add(MultiGauge.Row.of(t, last == null ? 0 : last.toEpochMilli() / 1000.0));
+            pairs.put(t, new double[] {p.state() == PairState.State.OK ? 1 : 0,
+                    p.state() == PairState.State.OK || p.cuResult() == null ? 0 : p.cuResult(),
+                    last == null ? 0 : last.toEpochMilli() / 1000.0});
         }
-        pairUp.register(up, true);
-        pairLastCuResult.register(code, true);
-        pairLastSuccess.register(success, true);
-        List<MultiGauge.Row<?>> state = new ArrayList<>();
-        List<MultiGauge.Row<?>> healthy = new ArrayList<>();
+        Map<Tags, double[]> gpus = new LinkedHashMap<>();
         for (GpuDevice g : node.get().gpus()) {
             if (g.uuid() == null) {
                 continue;
             }
-            Tags t = Tags.of("gpu", g.uuid());
-            state.add(MultiGauge.Row.of(t, g.fabric() == null ? 0 : g.fabric().state()));
-            healthy.add(MultiGauge.Row.of(t, g.fabric() != null && Boolean.TRUE.equals(g.fabric().healthy()) ? 1 : 0));
+            gpus.put(Tags.of("gpu", g.uuid()), new double[] {g.fabric() == null ? 0 : g.fabric().state(),
+                    g.fabric() != null && Boolean.TRUE.equals(g.fabric().healthy()) ? 1 : 0});
         }
-        fabricState.register(state, true);
-        fabricHealthy.register(healthy, true);
+        pairValues = pairs;
+        gpuValues = gpus;
+        pairUp.register(rows(pairs, m -> m.pairValues, 0), false);
+        pairLastCuResult.register(rows(pairs, m -> m.pairValues, 1), false);
+        pairLastSuccess.register(rows(pairs, m -> m.pairValues, 2), false);
+        fabricState.register(rows(gpus, m -> m.gpuValues, 0), false);
+        fabricHealthy.register(rows(gpus, m -> m.gpuValues, 1), false);
+    }
+
+    /** One row per key, reading column {@code column} of the key's current values (NaN once the key is gone). */
+    private List<MultiGauge.Row<?>> rows(Map<Tags, double[]> keys,
+                                         Function<ImexprobeMetrics, Map<Tags, double[]>> values,
+                                         int column) {
+        List<MultiGauge.Row<?>> rows = new ArrayList<>(keys.size());
+        for (Tags t : keys.keySet()) {
+            rows.add(MultiGauge.Row.of(t, this, m -> {
+                double[] v = values.apply(m).get(t);
+                return v == null ? Double.NaN : v[column];
+            }));
+        }
+        return rows;
     }
 
     private static String nz(String s) {

@@ -157,6 +157,28 @@ class AccessControlIT {
         assertProblem(ladder, 401, "unauthorized", "this agent has no shared token, and the ladder");
     }
 
+    // ---- foreign memory ---------------------------------------------------------------------------------------
+
+    @Test
+    void memoryThatDoesNotHoldOurPatternIsNeverWrittenTo() {
+        // Someone else's allocation (here: an export with another seed) imported with a seed and a write-back seed:
+        // the read does not match, so the write-back is not attempted, and the memory is unchanged.
+        AgentProcess.Reply foreign = open.post("/v1/exports", "{\"seed\":\"1111\"}", null);
+        String id = foreign.json().get("id").asString();
+        JsonNode in = open.post("/v1/imports", "{\"handle\":\"" + foreign.json().get("handle").asString()
+                + "\",\"handleType\":\"FABRIC\",\"sizeBytes\":" + MIB2 + ",\"seed\":\"2222\",\"writebackSeed\":\"3333\"}",
+                null).json();
+        assertThat(in.get("verdict").asString()).isEqualTo("fail");
+        assertThat(in.get("stages").get(4).get("name").asString()).isEqualTo("verify");
+        assertThat(in.get("stages").get(4).get("status").asString()).isEqualTo("failed");
+        assertThat(in.get("stages").get(5).get("name").asString()).isEqualTo("writeback");
+        assertThat(in.get("stages").get(5).get("status").asString()).isEqualTo("skipped");
+        JsonNode still = open.post("/v1/exports/" + id + "/verify", "{\"seed\":\"1111\"}", null).json().get("stage");
+        assertThat(still.get("status").asString()).as("the foreign memory still holds its own contents").isEqualTo("ok");
+        assertThat(in.toString()).doesNotContain(foreign.json().get("handle").asString());
+        open.send(java.net.http.HttpRequest.newBuilder(open.uri("/v1/exports/" + id)).DELETE(), Duration.ofSeconds(30));
+    }
+
     // ---- the ladder -------------------------------------------------------------------------------------------
 
     @Test

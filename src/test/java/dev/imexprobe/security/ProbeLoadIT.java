@@ -172,9 +172,26 @@ class ProbeLoadIT {
     @Order(2)
     void sixtyFourClientsInALoopGetServedOrRefusedAndTheServedP99IsPrinted() throws Exception {
         double seconds = 15;
+        // Meanwhile Prometheus scrapes A without pause: every probe result refreshes A's gauges.
+        java.util.concurrent.atomic.AtomicBoolean storming = new java.util.concurrent.atomic.AtomicBoolean(true);
+        CompletableFuture<Map<Integer, Integer>> scrapes = CompletableFuture.supplyAsync(() -> {
+            Map<Integer, Integer> statuses = new java.util.TreeMap<>();
+            while (storming.get()) {
+                statuses.merge(a.get("/actuator/prometheus", Duration.ofSeconds(60)).status(), 1, Integer::sum);
+            }
+            return statuses;
+        });
         long start = System.nanoTime();
-        List<Answer> answers = storm(0, seconds);
+        List<Answer> answers;
+        try {
+            answers = storm(0, seconds);
+        } finally {
+            storming.set(false);
+        }
         double wall = (System.nanoTime() - start) / 1e9;
+        Map<Integer, Integer> scraped = scrapes.get();
+        System.out.printf("ProbeLoadIT: scrapes of A during the storm: %s%n", scraped);
+        assertThat(scraped.keySet()).as("every scrape during the storm answered 200").containsOnly(200);
         assertRefusalsAreWellFormed(answers);
         List<Double> served = new ArrayList<>(answers.stream().filter(x -> x.status() == 200).map(Answer::seconds)
                 .toList());
