@@ -26,7 +26,13 @@ def live():
     return {l.split("{")[1].split("}")[0]: float(l.split()[-1]) for l in text.splitlines()
             if l.startswith("imexprobe_allocations_live{")}
 
+def free_memory():
+    with urllib.request.urlopen(base + "/v1/node?refresh=true", timeout=30) as r:
+        return [g.get("memoryFreeBytes") for g in json.loads(r.read())["gpus"]]
+
 print("live allocations before:", live())
+free_before = free_memory()
+print("GPU memory free before (cuMemGetInfo):", free_before)
 status, exp = call("POST", "/v1/exports", {"handleType": "FABRIC"})
 good = base64.b64decode(exp["handle"])
 size = exp["sizeBytes"]
@@ -53,3 +59,5 @@ released = [st for st in r["stages"] if st["name"] == "import"][0].get("cuResult
 print(f"{n} hostile handles: HTTP statuses {dict(statuses)}; import results {dict(results)}")
 print("released handle:", released)
 print("live allocations after:", live())
+free_after = free_memory()
+print("GPU memory free after (cuMemGetInfo):", free_after, "— back to baseline" if free_after == free_before else "— DIFFERS")
