@@ -117,8 +117,9 @@ class LivePrometheusIT {
         assertThat(check.exitCode()).as(check.output()).isZero();
 
         for (String n : NODES) {
+            // A long driver deadline: the stale test holds a driver call for longer than three intervals.
             AGENTS.put(n, mesh.add(n, Map.of("IMEXPROBE_MESH_INTERVAL", MESH_INTERVAL.toSeconds() + "s",
-                    "IMEXPROBE_MESH_JITTER", "0.1", "IMEXPROBE_MESH_MAXBACKOFF", "8s")));
+                    "IMEXPROBE_MESH_JITTER", "0.1", "IMEXPROBE_MESH_MAXBACKOFF", "8s", "IMEXPROBE_DRIVER_TIMEOUT", "60s")));
         }
         for (Agent a : AGENTS.values()) {
             a.env("IMEXPROBE_PEERS_STATIC", mesh.staticList());
@@ -405,8 +406,9 @@ class LivePrometheusIT {
         quiet();
         Agent a = AGENTS.get("node-a");
         Instant t0 = Instant.now();
-        // The mesh refreshes the node report (NVML fabric info included) at the start of every round, outside the
-        // driver pool's deadline: a hang there stops the rounds, while scrapes are served from the last report.
+        // The mesh refreshes the node report (NVML fabric info included) at the start of every round, on the driver
+        // pool under its deadline (60 s here): a hang holds the round that long, while scrapes are served from the
+        // last report. With the default 5 s deadline a round would go on after 5 s, under three 2 s intervals.
         a.machine().fault("nvmlDeviceGetGpuFabricInfoV=hang");
         event("stale", t0, "fault set on node-a: nvmlDeviceGetGpuFabricInfoV=hang");
         Expectation stale = agentAlert("ImexprobeProbesStale", a);
