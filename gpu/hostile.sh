@@ -2,12 +2,14 @@
 # 10,000 hostile FABRIC handles through an agent against the real driver, with GPU memory measured around them.
 # Run on the GPU machine from the repository root after `bash ../shared/tools/gpu-bundle.sh` here:
 #   bash gpu/hostile.sh            (N=10000 by default; evidence under $OUT, default /tmp/out)
-# The agent exposes no GPU memory figure, so free memory is read with cuMemGetInfo by a separate process
-# (`check --json --repeat 2`, field repeat[0].gpuMemoryFreeBefore, device-wide on the real driver) at four points:
+# GPU free memory (cuMemGetInfo, device-wide on the real driver) is read two ways: by the agent itself
+# (GET /v1/node?refresh=true, memoryFreeBytes, before and after the run, in gpu/hostile_handles.py), and by a separate
+# process (`check --json --repeat 2`, repeat[0].gpuMemoryFreeBefore) at four points:
 #   free0  no agent running                          free1  agent up, after 100 warm-up imports
 #   free2  agent up, after the N hostile imports     free3  agent stopped
-# PASS needs free2 == free1 and free3 == free0 (within HOSTILE_MEM_TOLERANCE_BYTES, default 0), no 5xx, the agent
-# live throughout and imexprobe_allocations_live 0 at the end (see gpu/hostile_handles.py for the mix).
+# PASS needs both readings back to their baseline (free2 == free1, free3 == free0, the agent's before == after; within
+# HOSTILE_MEM_TOLERANCE_BYTES, default 0), no 5xx, the agent live throughout and imexprobe_allocations_live 0 at
+# the end (see gpu/hostile_handles.py for the mix).
 # Never creates multicast objects; touches no GPU setting; creates IMEX channel node 0 if missing (as root); stops
 # only the agents it started.
 set -u

@@ -8,7 +8,8 @@ exported handle (the byte positions of any mutation the driver ACCEPTS are repor
 does not check); the real handle replayed (must pass, and be released each time); the real handle with a size
 larger than the export (must fail at map, and release the import); the released handle (after DELETE); and, with
 --exited, the handle of an exporter that was killed. Exits non-zero on any 5xx, any transport error, an agent
-that stops answering liveness, or driver resources left (imexprobe_allocations_live) at the end.
+that stops answering liveness, driver resources left (imexprobe_allocations_live) at the end, or GPU free memory
+(cuMemGetInfo as GET /v1/node?refresh=true reports it) not back to where it was (HOSTILE_MEM_TOLERANCE_BYTES, 0).
 """
 import base64, collections, json, os, random, sys, time, urllib.error, urllib.request
 
@@ -53,6 +54,12 @@ def alive():
         return False
 
 
+def free_memory():
+    """Free memory of each GPU as the agent's driver reports it (cuMemGetInfo, in GET /v1/node?refresh=true)."""
+    with urllib.request.urlopen(base + "/v1/node?refresh=true", timeout=30) as r:
+        return [g.get("memoryFreeBytes") for g in json.loads(r.read())["gpus"]]
+
+
 def import_stage(reply):
     for st in (reply or {}).get("stages", []):
         if st["name"] == "import":
@@ -68,6 +75,8 @@ def first_failure(reply):
 
 
 print("live allocations before:", live())
+free_before = free_memory()
+print("GPU memory free before (cuMemGetInfo, the agent's view):", free_before)
 status, exp = call("POST", "/v1/exports", {"handleType": "FABRIC"})
 if status != 201:
     sys.exit(f"could not export a handle to mutate: {status} {exp}")
@@ -133,21 +142,27 @@ if exited:
 time.sleep(1)
 after = live()
 leftover = sum(after.values())
+free_after = free_memory()
+tolerance = int(os.environ.get("HOSTILE_MEM_TOLERANCE_BYTES", "0"))
+memory_back = all(a is not None and b is not None and abs(a - b) <= tolerance for a, b in zip(free_before, free_after))
 summary = {"imports": sum(by_kind.values()), "seconds": round(seconds, 1), "byKind": dict(by_kind),
            "httpStatuses": {str(k): v for k, v in statuses.items()}, "importResults": dict(results),
            "mutationsAcceptedAtBytes": dict(sorted(accepted_positions.items())), "releasedHandle": released,
-           "exitedExporterHandle": exited_result, "liveAllocationsAfter": after, "alive": alive(), "problems": bad}
+           "exitedExporterHandle": exited_result, "liveAllocationsAfter": after, "alive": alive(),
+           "gpuMemoryFreeBefore": free_before, "gpuMemoryFreeAfter": free_after, "problems": bad}
 print(f"{summary['imports']} hostile imports in {seconds:.1f} s: HTTP {dict(statuses)}")
 print("  by kind:", dict(by_kind))
 print("  import stage results:", dict(results))
 print("  mutated handles the driver accepted, by flipped byte:", dict(sorted(accepted_positions.items())) or "none")
 print("  released handle:", released, "| exited exporter's handle:", exited_result)
 print("  live allocations after:", after)
+print("  GPU memory free after:", free_after, "— back to baseline" if memory_back else f"— DIFFERS (tolerance {tolerance})")
 for p in bad[:20]:
     print("  PROBLEM", p)
 if out_json:
     with open(out_json, "w") as f:
         json.dump(summary, f, indent=1)
-ok = not bad and leftover == 0 and summary["alive"] and released != "CUDA_SUCCESS" and exited_result != "CUDA_SUCCESS"
+ok = (not bad and leftover == 0 and summary["alive"] and memory_back and released != "CUDA_SUCCESS"
+      and exited_result != "CUDA_SUCCESS")
 print("verdict:", "PASS" if ok else "FAIL")
 sys.exit(0 if ok else 1)

@@ -47,8 +47,8 @@ public class AgentConfiguration {
     }
 
     @Bean
-    NodeService nodeService(CudaDriver driver, AgentIdentity identity) {
-        return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity));
+    NodeService nodeService(CudaDriver driver, AgentIdentity identity, DriverExecutor executor) {
+        return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity), executor);
     }
 
     @Bean(destroyMethod = "close")

@@ -86,8 +86,7 @@ public class MeshConfiguration {
     @Bean
     ImexprobeMetrics imexprobeMetrics(NodeService node, MeshState state, PeerDiscovery discovery,
                                       AgentProperties properties, AgentIdentity identity) {
-        // known(), not peers(): a scrape must never become a call to DNS or the Kubernetes API.
-        return new ImexprobeMetrics(node::report, state, () -> discovery.known().size(), properties.metrics().pairs(),
+        return new ImexprobeMetrics(node::report, state, state::peersKnown, properties.metrics().pairs(),
                 identity.version());
     }
 

@@ -159,6 +159,7 @@ public final class MeshScheduler implements AutoCloseable {
         long r = ++round;
         refreshNode.run();
         List<PeerAddress> peers = new ArrayList<>(discovery.peers());
+        recorder.state().peersKnown(peers.size());
         peers.sort(Comparator.comparing(PeerAddress::hostPort));
         List<PeerAddress> chosen = Rendezvous.pick(peers, settings.subset(), self.agentId(), r, PeerAddress::hostPort);
         List<Future<?>> tasks = new ArrayList<>();

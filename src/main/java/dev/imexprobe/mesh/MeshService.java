@@ -96,14 +96,15 @@ public final class MeshService {
 
     private MeshView view(String scope, List<String> agents, List<String> unreachable, List<PairState> pairs) {
         List<MeshDiagnosis.Outcome> outcomes = pairs.stream().filter(p -> p.state() != PairState.State.UNKNOWN)
-                .map(p -> new MeshDiagnosis.Outcome(p.sourceNode(), p.targetNode(), p.state() == PairState.State.FAILED))
+                .map(p -> new MeshDiagnosis.Outcome(p.sourceNode(), p.sourceGpu(), p.targetNode(), p.targetGpu(),
+                        p.state() == PairState.State.FAILED))
                 .toList();
         MeshDiagnosis.Blame blame = MeshDiagnosis.diagnose(outcomes);
         List<PairState> judged = pairs.stream().sorted(Comparator.comparing(PairState::key)).map(p -> {
             if (p.state() != PairState.State.FAILED || p.finding() == null) {
                 return p;
             }
-            dev.imexprobe.diagnosis.Blame b = blame.forPair(p.sourceNode(), p.targetNode());
+            dev.imexprobe.diagnosis.Blame b = blame.forPair(p.sourceNode(), p.sourceGpu(), p.targetNode(), p.targetGpu());
             return b == null || b == p.finding().blame() ? p : p.withFinding(p.finding().withBlame(b,
                     b == dev.imexprobe.diagnosis.Blame.TARGET ? "Most sources fail on this target: blame the target."
                             : "This source fails on most targets: blame the source."));

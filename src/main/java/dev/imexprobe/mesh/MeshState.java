@@ -22,6 +22,7 @@ public final class MeshState {
     private final Map<PairKey, PairState> pairs = new ConcurrentSkipListMap<>();
     private final Map<PairKey, Instant> seen = new ConcurrentHashMap<>();
     private volatile Instant lastCycle;
+    private volatile int peersKnown;
 
     public MeshState(Clock clock) {
         this.clock = clock;
@@ -88,6 +89,15 @@ public final class MeshState {
 
     public void cycleFinished() {
         lastCycle = clock.instant();
+    }
+
+    /** How many peers discovery gave the last round (kept here so a scrape never runs discovery). */
+    public void peersKnown(int n) {
+        peersKnown = n;
+    }
+
+    public int peersKnown() {
+        return peersKnown;
     }
 
     public Instant lastCycle() {

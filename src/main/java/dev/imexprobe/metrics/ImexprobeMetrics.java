@@ -23,11 +23,10 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -52,11 +51,11 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     private final String version;
     private final Supplier<Integer> peersKnown;
     private MeterRegistry registry;
-    private MultiGauge pairUp;
-    private MultiGauge pairLastCuResult;
-    private MultiGauge pairLastSuccess;
-    private MultiGauge fabricState;
-    private MultiGauge fabricHealthy;
+    private LiveRows pairUp;
+    private LiveRows pairLastCuResult;
+    private LiveRows pairLastSuccess;
+    private LiveRows fabricState;
+    private LiveRows fabricHealthy;
 
     public ImexprobeMetrics(Supplier<NodeReport> node, MeshState mesh, Supplier<Integer> peersKnown, boolean pairLabels,
                             String version) {
@@ -70,22 +69,22 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     @Override
     public void bindTo(MeterRegistry registry) {
         this.registry = registry;
-        pairUp = MultiGauge.builder("imexprobe.pair.up")
+        pairUp = new LiveRows(MultiGauge.builder("imexprobe.pair.up")
                 .description("1 when the pair's last probe passed, 0 when it failed (source exports, target imports)")
-                .register(registry);
-        pairLastCuResult = MultiGauge.builder("imexprobe.pair.last.cu.result")
+                .register(registry));
+        pairLastCuResult = new LiveRows(MultiGauge.builder("imexprobe.pair.last.cu.result")
                 .description("CUresult code of the first failing stage of the pair's last probe; 0 when it passed "
                         + "or the failing stage made no driver call")
-                .register(registry);
-        pairLastSuccess = MultiGauge.builder("imexprobe.pair.last.success.timestamp").baseUnit("seconds")
+                .register(registry));
+        pairLastSuccess = new LiveRows(MultiGauge.builder("imexprobe.pair.last.success.timestamp").baseUnit("seconds")
                 .description("Unix time of the pair's last passing probe; 0 if it never passed")
-                .register(registry);
-        fabricState = MultiGauge.builder("imexprobe.fabric.state")
+                .register(registry));
+        fabricState = new LiveRows(MultiGauge.builder("imexprobe.fabric.state")
                 .description("NVML fabric state of the GPU: 0 not supported, 1 not started, 2 in progress, 3 completed")
-                .register(registry);
-        fabricHealthy = MultiGauge.builder("imexprobe.fabric.healthy")
+                .register(registry));
+        fabricHealthy = new LiveRows(MultiGauge.builder("imexprobe.fabric.healthy")
                 .description("1 when the GPU's fabric registration completed and reports no problem, else 0")
-                .register(registry);
+                .register(registry));
         Gauge.builder("imexprobe.mesh.last.cycle.timestamp", mesh,
                         m -> m.lastCycle() == null ? 0 : m.lastCycle().toEpochMilli() / 1000.0)
                 .baseUnit("seconds").description("Unix time this agent last finished a mesh round; 0 before the first")
@@ -161,61 +160,73 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
                 .register(registry);
     }
 
-    /**
-     * The values the multi-gauges show, by row. A refresh replaces these and registers the rows without
-     * overwriting: a row that stays keeps its gauge, which reads its value from here. (Overwriting removed and
-     * re-registered every row on every refresh, and a scrape that ran in between saw two series of one name and
-     * answered 500.) Only rows that appear or go are registered or removed.
-     */
-    private volatile Map<Tags, double[]> pairValues = Map.of();
-    private volatile Map<Tags, double[]> gpuValues = Map.of();
-
     /** Re-reads the mesh state and the node report into the gauges (after each result and each round). */
     public synchronized void refreshGauges() {
         if (registry == null) {
             return;
         }
-        Map<Tags, double[]> pairs = new LinkedHashMap<>();
+        Map<Tags, Double> up = new HashMap<>();
+        Map<Tags, Double> code = new HashMap<>();
+        Map<Tags, Double> success = new HashMap<>();
         for (PairState p : mesh.snapshot()) {
             if (p.state() == PairState.State.UNKNOWN) {
                 continue;
             }
             Tags t = Tags.of("source_node", p.sourceNode(), "source_gpu", p.sourceGpu(), "target_node", p.targetNode(),
                     "target_gpu", p.targetGpu());
+            up.put(t, p.state() == PairState.State.OK ? 1.0 : 0.0);
+            code.put(t, p.state() == PairState.State.OK || p.cuResult() == null ? 0.0 : p.cuResult());
             Instant last = p.lastSuccess();
-            pairs.put(t, new double[] {p.state() == PairState.State.OK ? 1 : 0,
-                    p.state() == PairState.State.OK || p.cuResult() == null ? 0 : p.cuResult(),
-                    last == null ? 0 : last.toEpochMilli() / 1000.0});
+            success.put(t, last == null ? 0 : last.toEpochMilli() / 1000.0);
         }
-        Map<Tags, double[]> gpus = new LinkedHashMap<>();
+        pairUp.set(up);
+        pairLastCuResult.set(code);
+        pairLastSuccess.set(success);
+        Map<Tags, Double> state = new HashMap<>();
+        Map<Tags, Double> healthy = new HashMap<>();
         for (GpuDevice g : node.get().gpus()) {
             if (g.uuid() == null) {
                 continue;
             }
-            gpus.put(Tags.of("gpu", g.uuid()), new double[] {g.fabric() == null ? 0 : g.fabric().state(),
-                    g.fabric() != null && Boolean.TRUE.equals(g.fabric().healthy()) ? 1 : 0});
+            Tags t = Tags.of("gpu", g.uuid());
+            state.put(t, g.fabric() == null ? 0.0 : g.fabric().state());
+            healthy.put(t, g.fabric() != null && Boolean.TRUE.equals(g.fabric().healthy()) ? 1.0 : 0.0);
         }
-        pairValues = pairs;
-        gpuValues = gpus;
-        pairUp.register(rows(pairs, m -> m.pairValues, 0), false);
-        pairLastCuResult.register(rows(pairs, m -> m.pairValues, 1), false);
-        pairLastSuccess.register(rows(pairs, m -> m.pairValues, 2), false);
-        fabricState.register(rows(gpus, m -> m.gpuValues, 0), false);
-        fabricHealthy.register(rows(gpus, m -> m.gpuValues, 1), false);
+        fabricState.set(state);
+        fabricHealthy.set(healthy);
     }
 
-    /** One row per key, reading column {@code column} of the key's current values (NaN once the key is gone). */
-    private List<MultiGauge.Row<?>> rows(Map<Tags, double[]> keys,
-                                         Function<ImexprobeMetrics, Map<Tags, double[]>> values,
-                                         int column) {
-        List<MultiGauge.Row<?>> rows = new ArrayList<>(keys.size());
-        for (Tags t : keys.keySet()) {
-            rows.add(MultiGauge.Row.of(t, this, m -> {
-                double[] v = values.apply(m).get(t);
-                return v == null ? Double.NaN : v[column];
-            }));
+    /**
+     * The rows of one MultiGauge, each registered once per label set and reading a value that is updated in place;
+     * rows whose label set is gone are removed. Never MultiGauge.register(rows, true): that removes and re-adds every
+     * row's gauge, and a scrape in between can collect one gauge twice (a one-row gauge's Prometheus collector is
+     * dropped and re-created; micrometer#6851), so /actuator/prometheus answers 500 DuplicateLabelsException and
+     * Prometheus records up == 0 for a healthy agent. Called under refreshGauges' lock.
+     */
+    private static final class LiveRows {
+        private final MultiGauge gauge;
+        private final Map<Tags, Value> values = new HashMap<>();
+
+        LiveRows(MultiGauge gauge) {
+            this.gauge = gauge;
         }
-        return rows;
+
+        void set(Map<Tags, Double> now) {
+            values.keySet().retainAll(now.keySet());
+            now.forEach((tags, v) -> values.computeIfAbsent(tags, t -> new Value()).value = v);
+            List<MultiGauge.Row<?>> rows = new ArrayList<>(values.size());
+            values.forEach((tags, holder) -> rows.add(MultiGauge.Row.of(tags, holder, Value::get)));
+            gauge.register(rows, false);
+        }
+    }
+
+    /** A gauge's current value, written by the refresh and read by scrapes. */
+    private static final class Value {
+        volatile double value;
+
+        double get() {
+            return value;
+        }
     }
 
     private static String nz(String s) {

@@ -419,7 +419,7 @@ class MeshSchedulerTest {
 
         FakeSelf(List<String> uuids) {
             for (int i = 0; i < uuids.size(); i++) {
-                gpus.add(new GpuDevice(i, uuids.get(i), "NVIDIA H200", null, Map.of(), 2L << 20, null, null));
+                gpus.add(new GpuDevice(i, uuids.get(i), "NVIDIA H200", null, Map.of(), 2L << 20, null, null, null, null));
             }
         }
 

@@ -54,6 +54,6 @@ public final class NodeReports {
 
     public static GpuDevice gpu(int index, String uuid, FabricInfo fabric) {
         return new GpuDevice(index, uuid, "NVIDIA H200", "0000:18:00.0", Map.of("fabric", 1), 2L << 20, fabric,
-                fabric == null ? NvmlReturn.LIBRARY_NOT_FOUND : NvmlReturn.SUCCESS);
+                fabric == null ? NvmlReturn.LIBRARY_NOT_FOUND : NvmlReturn.SUCCESS, 140L << 30, 143771L << 20);
     }
 }
