@@ -63,6 +63,12 @@ public final class StageEngine {
         if (o.ok()) {
             return StageResult.of(stage.stage(), o.value(), nanos);
         }
+        if (o.rejected() && stage.alwaysRuns()) {
+            executor.cleanUp(() -> new ReleaseStage().run(session));
+            return StageResult.of(stage.stage(), StageOutcome.skipped("deferred: all " + executor.threads()
+                    + " driver threads are taken (" + executor.stuck() + " inside calls that have not returned); "
+                    + "released on the clean-up thread"), nanos);
+        }
         if (o.rejected()) {
             return StageResult.of(stage.stage(), StageOutcome.timeout("driver busy: all " + executor.threads()
                     + " driver threads are taken (" + executor.stuck() + " inside calls that have not returned); "
