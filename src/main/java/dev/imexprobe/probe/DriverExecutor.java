@@ -84,6 +84,28 @@ public final class DriverExecutor implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts {@code work} on a driver thread without waiting for it; false when the pool refuses it (every thread
+     * taken and the queue full). Whoever waits for such work keeps its deadlines and, when it gives up on a call,
+     * reports it through {@link #stuckCallStarted} and {@link #stuckCallReturned}.
+     */
+    boolean start(Runnable work) {
+        try {
+            pool.execute(work);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    void stuckCallStarted() {
+        stuck.incrementAndGet();
+    }
+
+    void stuckCallReturned() {
+        stuck.decrementAndGet();
+    }
+
     public Duration timeout() {
         return timeout;
     }
