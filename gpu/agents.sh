@@ -11,6 +11,7 @@ agent() { # name port [namespace setup]
   else
     IMEXPROBE_NODE_NAME=$name SERVER_PORT=$port setsid unshare -m bash -c "$setup; exec $J -jar $JAR serve" > "$OUT/agent-$name.log" 2>&1 &
   fi
+  PIDS="${PIDS:-} $!"
 }
 MAJ=$(awk '$2=="nvidia-caps-imex-channels"{print $1}' /proc/devices)
 D=/dev/nvidia-caps-imex-channels
@@ -34,5 +35,5 @@ echo "=== 200 push probes a -> b: stage times"
 for i in $(seq 200); do curl -s "localhost:18081/probe?target=localhost:18082&direction=push"; echo; done > "$OUT/probe-times.jsonl"
 python3 gpu/summary.py --times "$OUT/probe-times.jsonl"
 curl -s localhost:18081/actuator/prometheus | grep -E "^imexprobe_" | head -40
-pkill -f "imexprobe.jar serve"; sleep 2
+kill $PIDS 2>/dev/null; sleep 2   # only our own agents
 echo "GPU memory used at the end: $(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1) MiB"

@@ -6,6 +6,7 @@ export IMEXPROBE_AUTH_TOKEN=gpu-validation-token-0123456789 IMEXPROBE_MESH_INTER
 export IMEXPROBE_PEERS_STATIC=localhost:18091,localhost:18092
 for n in m1:18091 m2:18092; do
   IMEXPROBE_NODE_NAME=${n%%:*} SERVER_PORT=${n##*:} setsid $J -jar $JAR serve > "$OUT/mesh-${n%%:*}.log" 2>&1 &
+  PIDS="${PIDS:-} $!"
 done
 for p in 18091 18092; do for i in $(seq 60); do curl -sf localhost:$p/actuator/health/readiness >/dev/null && break; sleep 0.5; done; done
 sleep 12   # several 2 s intervals
@@ -18,4 +19,4 @@ echo "=== health"; curl -s localhost:18091/actuator/health/readiness; echo; curl
 echo "=== scrape (imexprobe_ lines, buckets left out)"
 curl -s localhost:18091/actuator/prometheus > "$OUT/mesh-scrape.txt"; grep -E "^imexprobe_" "$OUT/mesh-scrape.txt" | grep -v _bucket
 curl -s localhost:18091/ > "$OUT/mesh-matrix.html"; grep -o '<td class="[a-z]*"' "$OUT/mesh-matrix.html" | sort | uniq -c
-pkill -f "imexprobe.jar serve"; sleep 2
+kill $PIDS 2>/dev/null; sleep 2   # only our own agents

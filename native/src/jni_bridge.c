@@ -80,6 +80,15 @@ static CUresult use_device(jint ordinal) {
 
 /* ---- CudaNative ----------------------------------------------------------------------------------- */
 
+/* The CUdevice of an ordinal, for the queries that take one (no context needed). */
+#define DEVICE_OF(ordinal, dev)                                    \
+    CUdevice dev;                                                  \
+    do {                                                           \
+        if (!cu.cuDeviceGet) return CUDA_ERROR_NOT_INITIALIZED;    \
+        CUresult dev_rc = cu.cuDeviceGet(&dev, ordinal);           \
+        if (dev_rc != CUDA_SUCCESS) return dev_rc;                 \
+    } while (0)
+
 /* out: {cudaLibrary, cudaMessage, nvmlLibrary, nvmlMessage}; returns bit 0 = CUDA usable, bit 1 = NVML usable. */
 static jint cuda_open(JNIEnv *env, jclass cls, jstring cuda_path, jstring nvml_path, jobjectArray out) {
     if (!need_array(env, out, 4)) return -1;
@@ -140,48 +149,36 @@ static jint cuda_device_get_count(JNIEnv *env, jclass cls, jintArray out) {
 
 static jint cuda_device_get_name(JNIEnv *env, jclass cls, jint ordinal, jobjectArray out) {
     if (!need_array(env, out, 1)) return -1;
-    if (!cu.cuDeviceGet) return CUDA_ERROR_NOT_INITIALIZED;
-    CUdevice dev;
-    CUresult rc = cu.cuDeviceGet(&dev, ordinal);
-    if (rc != CUDA_SUCCESS) return rc;
+    DEVICE_OF(ordinal, dev);
     char name[256] = {0};
-    rc = cu.cuDeviceGetName(name, sizeof name - 1, dev);
+    CUresult rc = cu.cuDeviceGetName(name, sizeof name - 1, dev);
     if (rc == CUDA_SUCCESS) set_string(env, out, 0, name);
     return rc;
 }
 
 static jint cuda_device_get_uuid(JNIEnv *env, jclass cls, jint ordinal, jbyteArray out) {
     if (!need_array(env, out, 16)) return -1;
-    if (!cu.cuDeviceGet) return CUDA_ERROR_NOT_INITIALIZED;
-    CUdevice dev;
-    CUresult rc = cu.cuDeviceGet(&dev, ordinal);
-    if (rc != CUDA_SUCCESS) return rc;
+    DEVICE_OF(ordinal, dev);
     CUuuid uuid;
-    rc = cu.cuDeviceGetUuid(&uuid, dev);
+    CUresult rc = cu.cuDeviceGetUuid(&uuid, dev);
     if (rc == CUDA_SUCCESS) (*env)->SetByteArrayRegion(env, out, 0, 16, (const jbyte *)uuid.bytes);
     return rc;
 }
 
 static jint cuda_device_get_pci_bus_id(JNIEnv *env, jclass cls, jint ordinal, jobjectArray out) {
     if (!need_array(env, out, 1)) return -1;
-    if (!cu.cuDeviceGet) return CUDA_ERROR_NOT_INITIALIZED;
-    CUdevice dev;
-    CUresult rc = cu.cuDeviceGet(&dev, ordinal);
-    if (rc != CUDA_SUCCESS) return rc;
+    DEVICE_OF(ordinal, dev);
     char bus[64] = {0};
-    rc = cu.cuDeviceGetPCIBusId(bus, sizeof bus - 1, dev);
+    CUresult rc = cu.cuDeviceGetPCIBusId(bus, sizeof bus - 1, dev);
     if (rc == CUDA_SUCCESS) set_string(env, out, 0, bus);
     return rc;
 }
 
 static jint cuda_device_get_attribute(JNIEnv *env, jclass cls, jint attribute, jint ordinal, jintArray out) {
     if (!need_array(env, out, 1)) return -1;
-    if (!cu.cuDeviceGet) return CUDA_ERROR_NOT_INITIALIZED;
-    CUdevice dev;
-    CUresult rc = cu.cuDeviceGet(&dev, ordinal);
-    if (rc != CUDA_SUCCESS) return rc;
+    DEVICE_OF(ordinal, dev);
     int value = 0;
-    rc = cu.cuDeviceGetAttribute(&value, (CUdevice_attribute)attribute, dev);
+    CUresult rc = cu.cuDeviceGetAttribute(&value, (CUdevice_attribute)attribute, dev);
     set_int(env, out, 0, value);
     return rc;
 }

@@ -15,7 +15,13 @@ import dev.imexprobe.probe.ExportRegistry;
 import dev.imexprobe.probe.Importer;
 import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.web.AgentAuthFilter;
+import dev.imexprobe.web.BodilessErrors;
+import dev.imexprobe.web.ContainerErrors;
 
+import org.apache.catalina.core.StandardHost;
+
+import org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -41,8 +47,8 @@ public class AgentConfiguration {
     }
 
     @Bean
-    NodeService nodeService(CudaDriver driver, AgentIdentity identity) {
-        return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity));
+    NodeService nodeService(CudaDriver driver, AgentIdentity identity, DriverExecutor executor) {
+        return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity), executor);
     }
 
     @Bean(destroyMethod = "close")
@@ -92,6 +98,25 @@ public class AgentConfiguration {
         r.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         r.addUrlPatterns("/v1/*");
         return r;
+    }
+
+    /** Actuator's bare 404s (an unknown health component) get a problem+json body like every other error. */
+    @Bean
+    FilterRegistrationBean<BodilessErrors> bodilessErrors(JsonMapper json) {
+        FilterRegistrationBean<BodilessErrors> r = new FilterRegistrationBean<>(new BodilessErrors(json));
+        r.setOrder(Ordered.HIGHEST_PRECEDENCE + 20);
+        r.addUrlPatterns("/actuator/*");
+        return r;
+    }
+
+    /** Tomcat's own error answers (requests it refuses before mapping them) as problem+json, not HTML. */
+    @Bean
+    WebServerFactoryCustomizer<ConfigurableTomcatWebServerFactory> problemErrorReports() {
+        return factory -> factory.addContextCustomizers(context -> {
+            if (context.getParent() instanceof StandardHost host) {
+                host.setErrorReportValveClass(ContainerErrors.Valve.class.getName());
+            }
+        });
     }
 
     /** The optional signature as a bean (Spring does not hold nulls). */

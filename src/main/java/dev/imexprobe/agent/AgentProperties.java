@@ -61,6 +61,10 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
             if (port < 1 || port > 65535) {
                 throw new IllegalArgumentException("imexprobe.peers.kubernetes.port must be 1..65535, got " + port);
             }
+            if (api != null && !api.isBlank() && !api.matches("(?i)https?://[^/\\s]+(/\\S*)?")) {
+                throw new IllegalArgumentException("imexprobe.peers.kubernetes.api must be an absolute http or https "
+                        + "URL such as https://kubernetes.default.svc, got '" + api + "'");
+            }
         }
     }
 
@@ -84,6 +88,11 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
             }
             if (subset < 0) {
                 throw new IllegalArgumentException("imexprobe.mesh.subset must be 0 (all peers) or more, got " + subset);
+            }
+            if (maxbackoff.isNegative()) {
+                // A negative backoff also shortens how long departed peers are remembered, down to forgetting
+                // every pair at the end of the round that measured it.
+                throw new IllegalArgumentException("imexprobe.mesh.maxbackoff must not be negative, got " + maxbackoff);
             }
             if (concurrency < 1 || concurrency > 64) {
                 throw new IllegalArgumentException("imexprobe.mesh.concurrency must be 1..64, got " + concurrency);

@@ -86,7 +86,7 @@ public class MeshConfiguration {
     @Bean
     ImexprobeMetrics imexprobeMetrics(NodeService node, MeshState state, PeerDiscovery discovery,
                                       AgentProperties properties, AgentIdentity identity) {
-        return new ImexprobeMetrics(node::report, state, () -> discovery.peers().size(), properties.metrics().pairs(),
+        return new ImexprobeMetrics(node::report, state, state::peersKnown, properties.metrics().pairs(),
                 identity.version());
     }
 

@@ -1,26 +1,41 @@
 package dev.imexprobe.agent;
 
 import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.diagnosis.Finding;
+import dev.imexprobe.diagnosis.FindingCode;
 import dev.imexprobe.node.AgentIdentity;
 import dev.imexprobe.node.NodeReport;
 import dev.imexprobe.node.NodeReporter;
+import dev.imexprobe.probe.DriverExecutor;
 import dev.imexprobe.probe.GpuSelector;
 import dev.imexprobe.probe.LocalAgent;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The agent's current view of its node, refreshed by the mesh every interval (channels come and go at run
- * time) and on demand. Readers always get a complete report, never one being built.
+ * time) and on demand. Readers always get a complete report, never one being built. Building one calls the
+ * driver and NVML, so it runs on the driver pool under the driver deadline: a hung call leaves the last report
+ * in place (with a TIMEOUT finding) instead of stopping the mesh or a request.
  */
 public final class NodeService implements LocalAgent {
 
+    private static final Logger log = LoggerFactory.getLogger(NodeService.class);
+
     private final NodeReporter reporter;
+    private final DriverExecutor executor;
     private final AtomicReference<NodeReport> current = new AtomicReference<>();
 
-    public NodeService(NodeReporter reporter) {
+    public NodeService(NodeReporter reporter, DriverExecutor executor) {
         this.reporter = reporter;
+        this.executor = executor;
     }
 
     public NodeReport report() {
@@ -28,10 +43,38 @@ public final class NodeService implements LocalAgent {
         return r != null ? r : refresh();
     }
 
-    public synchronized NodeReport refresh() {
-        NodeReport r = reporter.report();
-        current.set(r);
-        return r;
+    public NodeReport refresh() {
+        DriverExecutor.Outcome<NodeReport> o = executor.run(reporter::report, late -> {
+            if (late != null) {
+                current.set(late); // the stuck call returned after all: its report is the newest
+            }
+        });
+        if (o.ok()) {
+            current.set(o.value());
+            return o.value();
+        }
+        String why = o.timedOut() ? "the driver did not answer within " + executor.timeout().toMillis() + " ms"
+                : o.rejected() ? "every driver thread is busy (" + executor.stuck() + " stuck in calls)"
+                : "inspection failed: " + o.error();
+        log.warn("node report not refreshed: {}", why);
+        NodeReport last = current.get();
+        if (last == null) {
+            last = reporter.reportWithoutDriver();
+            current.compareAndSet(null, last);
+        }
+        return withFinding(last, why);
+    }
+
+    private static NodeReport withFinding(NodeReport r, String why) {
+        Map<String, Object> e = new LinkedHashMap<>();
+        e.put("stage", "node report");
+        e.put("detail", why + "; showing the report of " + r.inspectedAt());
+        List<Finding> findings = new ArrayList<>(r.findings());
+        findings.removeIf(f -> f.code().equals(FindingCode.TIMEOUT.name()));
+        findings.add(FindingCode.TIMEOUT.finding(e));
+        return new NodeReport(r.agent(), r.fake(), r.driver(), r.gpus(), r.usableChannels(), r.imexChannels(),
+                r.imexDaemon(), r.driverParams(), r.deviceNodes(), r.visibleDevices(), List.copyOf(findings),
+                r.inspectedAt());
     }
 
     public AgentIdentity identity() {

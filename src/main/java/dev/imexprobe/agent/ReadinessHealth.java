@@ -5,6 +5,8 @@ import dev.imexprobe.node.NodeReport;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
+import java.util.function.Supplier;
+
 /**
  * Ready means this agent can take part in probes: the driver loaded, it sees a GPU, it holds a usable IMEX
  * channel (each requirement can be switched off with imexprobe.readiness.*). Failed probes never make it
@@ -12,10 +14,15 @@ import org.springframework.boot.health.contributor.Health;
  */
 public class ReadinessHealth extends AbstractHealthIndicator {
 
-    private final NodeService node;
+    private final Supplier<NodeReport> node;
     private final AgentProperties.Readiness require;
 
     public ReadinessHealth(NodeService node, AgentProperties.Readiness require) {
+        this(node::report, require);
+    }
+
+    /** For tests: any source of node reports. */
+    ReadinessHealth(Supplier<NodeReport> node, AgentProperties.Readiness require) {
         super("imexprobe readiness check failed");
         this.node = node;
         this.require = require;
@@ -23,7 +30,7 @@ public class ReadinessHealth extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        NodeReport r = node.report();
+        NodeReport r = node.get();
         boolean driver = r.driver().loaded();
         boolean gpu = !r.gpus().isEmpty();
         boolean channel = r.usableChannels() > 0;

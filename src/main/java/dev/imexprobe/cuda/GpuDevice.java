@@ -9,9 +9,12 @@ import java.util.Map;
  * @param attributes       attribute name → value, or the CUresult name when reading it failed
  * @param granularityBytes the minimum granularity of a FABRIC allocation; 0 when the driver refused to say
  * @param fabric           null when NVML could not be asked; fabricResult says why
+ * @param memoryFreeBytes  free device memory (cuMemGetInfo) when the report was made; null when unknown. The
+ *                         VM the H200 runs in reports no memory use through nvidia-smi, so this is how a leak shows.
  */
 public record GpuDevice(int index, String uuid, String name, String pciBusId, Map<String, Object> attributes,
-                        long granularityBytes, FabricInfo fabric, NvmlReturn fabricResult) {
+                        long granularityBytes, FabricInfo fabric, NvmlReturn fabricResult, Long memoryFreeBytes,
+                        Long memoryTotalBytes) {
 
     public boolean supports(DeviceAttribute attribute) {
         return Integer.valueOf(1).equals(attributes.get(attributeKey(attribute)));

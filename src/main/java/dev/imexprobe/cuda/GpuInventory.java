@@ -60,8 +60,10 @@ public record GpuInventory(CuResult init, int cudaDriverVersion, String driverVe
             fabric = f.value();
             fabricResult = f.result();
         }
+        CuCall<long[]> memory = driver.memoryInfo(ordinal);
         return new GpuDevice(ordinal, uuid.ok() ? uuid.value() : null, name.ok() ? name.value() : null,
-                bus.ok() ? bus.value() : null, Collections.unmodifiableMap(attributes), granularity, fabric, fabricResult);
+                bus.ok() ? bus.value() : null, Collections.unmodifiableMap(attributes), granularity, fabric, fabricResult,
+                memory.ok() ? memory.value()[0] : null, memory.ok() ? memory.value()[1] : null);
     }
 
     /** "13.0" from 13000. */

@@ -151,10 +151,10 @@ public enum FindingCode {
 
     // ---- mesh evidence: many pairs at once ----------------------------------------------------------------
     TARGET_FAILING(Severity.ERROR, Blame.TARGET,
-            "{failedSources} of {sources} sources fail to import on {targetNode}: the fault is at the target.",
+            "{failedSources} of {sources} sources fail to import on {target}: the fault is at the target.",
             "Start with the target node's own findings (GET /v1/node there): channel, daemon and fabric state."),
     SOURCE_FAILING(Severity.ERROR, Blame.SOURCE,
-            "Exports from {sourceNode} fail on {failedTargets} of {targets} targets: the fault is at the source.",
+            "Exports from {source} fail on {failedTargets} of {targets} targets: the fault is at the source.",
             "Start with the source node's own findings (GET /v1/node there): channel, daemon and fabric state."),
 
     // ---- ladder evidence: one export -> import under growing isolation on one node (docs/ladder.md) ----------

@@ -42,9 +42,10 @@ public final class ProbeDiagnosis {
         evidence.put("targetNode", targetNode);
         evidence.put("sameNode", sameNode);
         Finding finding = code(failed, sameNode).finding(evidence);
-        // create and export run on the exporter: whatever the catalogue's default, the source is at fault there.
-        boolean exporterStage = failed.name() == Stage.CREATE || failed.name() == Stage.EXPORT;
-        return exporterStage && finding.blame() == Blame.TARGET ? finding.withBlame(Blame.SOURCE, null) : finding;
+        // create and export run on the exporter: whatever fails there (a driver error, a hang, a poisoned
+        // context) is the source's, though the same codes elsewhere point at the importer.
+        boolean onExporter = failed.name() == Stage.CREATE || failed.name() == Stage.EXPORT;
+        return onExporter && finding.blame() == Blame.TARGET ? finding.withBlame(Blame.SOURCE, null) : finding;
     }
 
     static FindingCode code(StageResult failed, boolean sameNode) {

@@ -2,6 +2,7 @@ package dev.imexprobe.mesh;
 
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.peer.PeerAddress;
+import dev.imexprobe.peer.PeerCall;
 import dev.imexprobe.peer.PeerDiscovery;
 import dev.imexprobe.peer.Prober;
 import dev.imexprobe.probe.Direction;
@@ -16,6 +17,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +29,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -48,9 +51,41 @@ public final class MeshScheduler implements AutoCloseable {
                            Long sizeBytes, boolean writeback) {
     }
 
+    /** What the scheduler asks of the prober: {@link Prober} in the agent, an in-JVM fake in tests. */
+    interface PairProber {
+        Prober.Identification identify(String target);
+
+        PairResult probePair(Prober.Peer peer, GpuSelector.Gpu local, GpuSelector.Gpu remote, Direction direction,
+                             Long sizeBytes, boolean writeback);
+
+        PairResult unreachablePair(String target, Prober.Peer known, GpuSelector.Gpu local, GpuSelector.Gpu remote,
+                                   PeerCall<?> call);
+
+        static PairProber of(Prober p) {
+            return new PairProber() {
+                @Override
+                public Prober.Identification identify(String target) {
+                    return p.identify(target);
+                }
+
+                @Override
+                public PairResult probePair(Prober.Peer peer, GpuSelector.Gpu local, GpuSelector.Gpu remote,
+                                            Direction direction, Long sizeBytes, boolean writeback) {
+                    return p.probePair(peer, local, remote, direction, sizeBytes, writeback);
+                }
+
+                @Override
+                public PairResult unreachablePair(String target, Prober.Peer known, GpuSelector.Gpu local,
+                                                  GpuSelector.Gpu remote, PeerCall<?> call) {
+                    return p.unreachablePair(target, known, local, remote, call);
+                }
+            };
+        }
+    }
+
     private final Settings settings;
     private final PeerDiscovery discovery;
-    private final Prober prober;
+    private final PairProber prober;
     private final LocalAgent self;
     private final Runnable refreshNode;
     private final ProbeRecorder recorder;
@@ -59,6 +94,7 @@ public final class MeshScheduler implements AutoCloseable {
     private final Semaphore inFlight;
     private final Map<String, PeerTrack> tracks = new ConcurrentHashMap<>();
     private final Supplier<Double> random;
+    private final LongSupplier nanoTime;
     private volatile long round;
     private volatile boolean closed;
 
@@ -72,11 +108,19 @@ public final class MeshScheduler implements AutoCloseable {
 
     public MeshScheduler(Settings settings, PeerDiscovery discovery, Prober prober, LocalAgent self,
                          Runnable refreshNode, ProbeRecorder recorder) {
-        this(settings, discovery, prober, self, refreshNode, recorder, () -> ThreadLocalRandom.current().nextDouble());
+        this(settings, discovery, PairProber.of(prober), self, refreshNode, recorder,
+                () -> ThreadLocalRandom.current().nextDouble(), System::nanoTime,
+                Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "mesh");
+                    t.setDaemon(true);
+                    return t;
+                }));
     }
 
-    MeshScheduler(Settings settings, PeerDiscovery discovery, Prober prober, LocalAgent self, Runnable refreshNode,
-                  ProbeRecorder recorder, Supplier<Double> random) {
+    /** For tests: the prober, the randomness, the clock of round durations and the timer are given. */
+    MeshScheduler(Settings settings, PeerDiscovery discovery, PairProber prober, LocalAgent self, Runnable refreshNode,
+                  ProbeRecorder recorder, Supplier<Double> random, LongSupplier nanoTime,
+                  ScheduledExecutorService timer) {
         this.settings = settings;
         this.discovery = discovery;
         this.prober = prober;
@@ -84,12 +128,9 @@ public final class MeshScheduler implements AutoCloseable {
         this.refreshNode = refreshNode;
         this.recorder = recorder;
         this.random = random;
+        this.nanoTime = nanoTime;
         this.inFlight = new Semaphore(settings.concurrency());
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "mesh");
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = timer;
     }
 
     /** Starts the rounds; the first begins at a random point of the first interval. */
@@ -99,14 +140,14 @@ public final class MeshScheduler implements AutoCloseable {
     }
 
     private void roundAndReschedule() {
-        long start = System.nanoTime();
+        long start = nanoTime.getAsLong();
         try {
             runRound();
         } catch (RuntimeException e) {
             log.error("mesh round {} failed; the next round runs as planned", round, e);
         }
         if (!closed) {
-            long spent = (System.nanoTime() - start) / 1_000_000;
+            long spent = (nanoTime.getAsLong() - start) / 1_000_000;
             double factor = 1 + settings.jitter() * (2 * random.get() - 1);
             long next = Math.max(0, (long) (settings.interval().toMillis() * factor) - spent);
             timer.schedule(this::roundAndReschedule, next, TimeUnit.MILLISECONDS);
@@ -118,6 +159,7 @@ public final class MeshScheduler implements AutoCloseable {
         long r = ++round;
         refreshNode.run();
         List<PeerAddress> peers = new ArrayList<>(discovery.peers());
+        recorder.state().peersKnown(peers.size());
         peers.sort(Comparator.comparing(PeerAddress::hostPort));
         List<PeerAddress> chosen = Rendezvous.pick(peers, settings.subset(), self.agentId(), r, PeerAddress::hostPort);
         List<Future<?>> tasks = new ArrayList<>();
@@ -139,9 +181,34 @@ public final class MeshScheduler implements AutoCloseable {
             }
         }
         tracks.keySet().retainAll(peers.stream().map(PeerAddress::hostPort).toList());
+        keepDiscovered(peers);
         recorder.state().forgetOlderThan(settings.interval().multipliedBy(FORGET_AFTER_INTERVALS)
                 .plus(settings.maxBackoff()));
-        recorder.state().cycleFinished();
+        recorder.cycleFinished();
+    }
+
+    /**
+     * Pairs of peers still in discovery are kept even in rounds that did not probe them (subsets, backoff):
+     * only peers that left are forgotten.
+     */
+    private void keepDiscovered(List<PeerAddress> peers) {
+        List<GpuSelector.Gpu> locals = localGpus();
+        for (PeerAddress p : peers) {
+            PeerTrack track = tracks.get(p.hostPort());
+            if (track == null) {
+                continue;
+            }
+            Prober.Peer known = track.peer;
+            for (GpuSelector.Gpu local : locals) {
+                if (known == null) {
+                    recorder.state().keep(new PairKey(self.node(), local.uuid(), p.hostPort(), PairKey.UNKNOWN_GPU));
+                    continue;
+                }
+                for (GpuSelector.Gpu remote : known.gpus()) {
+                    recorder.state().keep(new PairKey(self.node(), local.uuid(), known.node(), remote.uuid()));
+                }
+            }
+        }
     }
 
     private void probePeer(String target, PeerTrack track, long r) {
@@ -153,7 +220,9 @@ public final class MeshScheduler implements AutoCloseable {
             }
             if (!id.ok()) {
                 failed(track, r);
-                List<GpuSelector.Gpu> remotes = track.peer != null ? track.peer.gpus() : List.of((GpuSelector.Gpu) null);
+                // Never identified: one pair per local GPU under the peer's address, its GPU unknown.
+                List<GpuSelector.Gpu> remotes = track.peer != null ? track.peer.gpus()
+                        : Collections.singletonList(null);
                 for (GpuSelector.Gpu local : locals) {
                     for (GpuSelector.Gpu remote : remotes) {
                         recorder.record(prober.unreachablePair(target, track.peer, local, remote, id.failure()));
@@ -163,6 +232,12 @@ public final class MeshScheduler implements AutoCloseable {
             }
             track.peer = id.peer();
             track.identifiedRound = r;
+            if (!target.equals(id.peer().node())) {
+                // The pairs recorded under its address while it could not say who it is are superseded.
+                for (GpuSelector.Gpu local : locals) {
+                    recorder.state().forget(new PairKey(self.node(), local.uuid(), target, PairKey.UNKNOWN_GPU));
+                }
+            }
         }
         Prober.Peer peer = track.peer;
         if (self.agentId().equals(peer.agentId())) {

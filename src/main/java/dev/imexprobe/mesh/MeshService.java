@@ -58,7 +58,8 @@ public final class MeshService {
         state.snapshot().forEach(p -> merged.put(p.key(), p));
         List<String> agents = new ArrayList<>(List.of(identity.node()));
         List<String> unreachable = new ArrayList<>();
-        List<PeerAddress> peers = new ArrayList<>(discovery.peers());
+        // The peers of the mesh's last round: a page view must not become a call to DNS or the Kubernetes API.
+        List<PeerAddress> peers = new ArrayList<>(discovery.known());
         peers.sort(Comparator.comparing(PeerAddress::hostPort));
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<PeerCall<JsonNode>>> calls = new ArrayList<>();
@@ -95,14 +96,15 @@ public final class MeshService {
 
     private MeshView view(String scope, List<String> agents, List<String> unreachable, List<PairState> pairs) {
         List<MeshDiagnosis.Outcome> outcomes = pairs.stream().filter(p -> p.state() != PairState.State.UNKNOWN)
-                .map(p -> new MeshDiagnosis.Outcome(p.sourceNode(), p.targetNode(), p.state() == PairState.State.FAILED))
+                .map(p -> new MeshDiagnosis.Outcome(p.sourceNode(), p.sourceGpu(), p.targetNode(), p.targetGpu(),
+                        p.state() == PairState.State.FAILED))
                 .toList();
         MeshDiagnosis.Blame blame = MeshDiagnosis.diagnose(outcomes);
         List<PairState> judged = pairs.stream().sorted(Comparator.comparing(PairState::key)).map(p -> {
             if (p.state() != PairState.State.FAILED || p.finding() == null) {
                 return p;
             }
-            dev.imexprobe.diagnosis.Blame b = blame.forPair(p.sourceNode(), p.targetNode());
+            dev.imexprobe.diagnosis.Blame b = blame.forPair(p.sourceNode(), p.sourceGpu(), p.targetNode(), p.targetGpu());
             return b == null || b == p.finding().blame() ? p : p.withFinding(p.finding().withBlame(b,
                     b == dev.imexprobe.diagnosis.Blame.TARGET ? "Most sources fail on this target: blame the target."
                             : "This source fails on most targets: blame the source."));

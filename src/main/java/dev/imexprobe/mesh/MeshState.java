@@ -22,6 +22,7 @@ public final class MeshState {
     private final Map<PairKey, PairState> pairs = new ConcurrentSkipListMap<>();
     private final Map<PairKey, Instant> seen = new ConcurrentHashMap<>();
     private volatile Instant lastCycle;
+    private volatile int peersKnown;
 
     public MeshState(Clock clock) {
         this.clock = clock;
@@ -31,6 +32,19 @@ public final class MeshState {
     public void expect(PairKey key) {
         pairs.putIfAbsent(key, PairState.unknown(key));
         seen.put(key, clock.instant());
+    }
+
+    /** Marks a known pair as still part of the mesh (its peer is still discovered); an absent pair stays absent. */
+    public void keep(PairKey key) {
+        if (pairs.containsKey(key)) {
+            seen.put(key, clock.instant());
+        }
+    }
+
+    /** Drops one pair at once (one recorded under a peer's address before the peer said who it is). */
+    public void forget(PairKey key) {
+        pairs.remove(key);
+        seen.remove(key);
     }
 
     public PairState record(PairResult r) {
@@ -75,6 +89,15 @@ public final class MeshState {
 
     public void cycleFinished() {
         lastCycle = clock.instant();
+    }
+
+    /** How many peers discovery gave the last round (kept here so a scrape never runs discovery). */
+    public void peersKnown(int n) {
+        peersKnown = n;
+    }
+
+    public int peersKnown() {
+        return peersKnown;
     }
 
     public Instant lastCycle() {

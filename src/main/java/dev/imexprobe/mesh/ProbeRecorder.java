@@ -11,6 +11,10 @@ public final class ProbeRecorder {
     /** Something that wants every result (the metrics). */
     public interface Listener {
         void onResult(PairResult result);
+
+        /** A mesh round ended; pairs of departed peers are forgotten by now. */
+        default void onCycleFinished() {
+        }
     }
 
     private final MeshState state;
@@ -26,6 +30,14 @@ public final class ProbeRecorder {
 
     public MeshState state() {
         return state;
+    }
+
+    /** Marks the end of a mesh round in the state, then tells the listeners. */
+    public void cycleFinished() {
+        state.cycleFinished();
+        for (Listener l : listeners) {
+            l.onCycleFinished();
+        }
     }
 
     public void record(PairResult r) {

@@ -24,12 +24,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
-import java.util.function.ToDoubleFunction;
 
 /**
  * Every imexprobe meter, defined in this one place (names dotted; the Prometheus registry renders
@@ -53,13 +51,11 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     private final String version;
     private final Supplier<Integer> peersKnown;
     private MeterRegistry registry;
-    private MultiGauge pairUp;
-    private MultiGauge pairLastCuResult;
-    private MultiGauge pairLastSuccess;
-    private MultiGauge fabricState;
-    private MultiGauge fabricHealthy;
-    private final Map<Tags, PairValues> pairValues = new HashMap<>();
-    private final Map<Tags, GpuValues> gpuValues = new HashMap<>();
+    private LiveRows pairUp;
+    private LiveRows pairLastCuResult;
+    private LiveRows pairLastSuccess;
+    private LiveRows fabricState;
+    private LiveRows fabricHealthy;
 
     public ImexprobeMetrics(Supplier<NodeReport> node, MeshState mesh, Supplier<Integer> peersKnown, boolean pairLabels,
                             String version) {
@@ -73,22 +69,22 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     @Override
     public void bindTo(MeterRegistry registry) {
         this.registry = registry;
-        pairUp = MultiGauge.builder("imexprobe.pair.up")
+        pairUp = new LiveRows(MultiGauge.builder("imexprobe.pair.up")
                 .description("1 when the pair's last probe passed, 0 when it failed (source exports, target imports)")
-                .register(registry);
-        pairLastCuResult = MultiGauge.builder("imexprobe.pair.last.cu.result")
+                .register(registry));
+        pairLastCuResult = new LiveRows(MultiGauge.builder("imexprobe.pair.last.cu.result")
                 .description("CUresult code of the first failing stage of the pair's last probe; 0 when it passed "
                         + "or the failing stage made no driver call")
-                .register(registry);
-        pairLastSuccess = MultiGauge.builder("imexprobe.pair.last.success.timestamp").baseUnit("seconds")
+                .register(registry));
+        pairLastSuccess = new LiveRows(MultiGauge.builder("imexprobe.pair.last.success.timestamp").baseUnit("seconds")
                 .description("Unix time of the pair's last passing probe; 0 if it never passed")
-                .register(registry);
-        fabricState = MultiGauge.builder("imexprobe.fabric.state")
+                .register(registry));
+        fabricState = new LiveRows(MultiGauge.builder("imexprobe.fabric.state")
                 .description("NVML fabric state of the GPU: 0 not supported, 1 not started, 2 in progress, 3 completed")
-                .register(registry);
-        fabricHealthy = MultiGauge.builder("imexprobe.fabric.healthy")
+                .register(registry));
+        fabricHealthy = new LiveRows(MultiGauge.builder("imexprobe.fabric.healthy")
                 .description("1 when the GPU's fabric registration completed and reports no problem, else 0")
-                .register(registry);
+                .register(registry));
         Gauge.builder("imexprobe.mesh.last.cycle.timestamp", mesh,
                         m -> m.lastCycle() == null ? 0 : m.lastCycle().toEpochMilli() / 1000.0)
                 .baseUnit("seconds").description("Unix time this agent last finished a mesh round; 0 before the first")
@@ -119,7 +115,8 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
             // Present at zero from the first scrape, so rates and alerts work before the first probe.
             for (Stage s : Stage.values()) {
                 stageTimer(s, Tags.empty());
-                stageCounter(s, "CUDA_SUCCESS", Tags.empty());
+                // The transfer makes no driver call: its success is counted as "none", never CUDA_SUCCESS.
+                stageCounter(s, s == Stage.TRANSFER ? "none" : "CUDA_SUCCESS", Tags.empty());
             }
         }
         refreshGauges();
@@ -145,6 +142,12 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
         refreshGauges();
     }
 
+    /** Forgotten pairs lose their series at the end of the round that forgot them, not a round later. */
+    @Override
+    public void onCycleFinished() {
+        refreshGauges();
+    }
+
     private Counter stageCounter(Stage stage, String cuResult, Tags extra) {
         return Counter.builder("imexprobe.stage.results").tag("stage", stage.label()).tag("cu_result", cuResult)
                 .tags(extra).description("Stages run, by stage and CUresult name (none: no driver call, or no answer)")
@@ -157,67 +160,73 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
                 .register(registry);
     }
 
-    /**
-     * Re-reads the mesh state and the node report into the gauges (after each result and each round). Each row
-     * of a multi-gauge reads a holder that is updated in place; rows are only registered when they appear and
-     * removed when they go. Re-registering every row each time (overwrite) made a scrape running at the same
-     * moment see a family twice and fail (DuplicateLabelsException, HTTP 500), and cost about 0.5 ms per result.
-     */
+    /** Re-reads the mesh state and the node report into the gauges (after each result and each round). */
     public synchronized void refreshGauges() {
         if (registry == null) {
             return;
         }
-        Map<Tags, PairValues> pairs = new LinkedHashMap<>();
+        Map<Tags, Double> up = new HashMap<>();
+        Map<Tags, Double> code = new HashMap<>();
+        Map<Tags, Double> success = new HashMap<>();
         for (PairState p : mesh.snapshot()) {
             if (p.state() == PairState.State.UNKNOWN) {
                 continue;
             }
             Tags t = Tags.of("source_node", p.sourceNode(), "source_gpu", p.sourceGpu(), "target_node", p.targetNode(),
                     "target_gpu", p.targetGpu());
-            PairValues v = pairValues.computeIfAbsent(t, k -> new PairValues());
-            v.up = p.state() == PairState.State.OK ? 1 : 0;
-            v.cuResult = p.state() == PairState.State.OK || p.cuResult() == null ? 0 : p.cuResult();
+            up.put(t, p.state() == PairState.State.OK ? 1.0 : 0.0);
+            code.put(t, p.state() == PairState.State.OK || p.cuResult() == null ? 0.0 : p.cuResult());
             Instant last = p.lastSuccess();
-            v.lastSuccess = last == null ? 0 : last.toEpochMilli() / 1000.0;
-            pairs.put(t, v);
+            success.put(t, last == null ? 0 : last.toEpochMilli() / 1000.0);
         }
-        pairValues.keySet().retainAll(pairs.keySet());
-        pairUp.register(rows(pairs, v -> v.up), false);
-        pairLastCuResult.register(rows(pairs, v -> v.cuResult), false);
-        pairLastSuccess.register(rows(pairs, v -> v.lastSuccess), false);
-        Map<Tags, GpuValues> gpus = new LinkedHashMap<>();
+        pairUp.set(up);
+        pairLastCuResult.set(code);
+        pairLastSuccess.set(success);
+        Map<Tags, Double> state = new HashMap<>();
+        Map<Tags, Double> healthy = new HashMap<>();
         for (GpuDevice g : node.get().gpus()) {
             if (g.uuid() == null) {
                 continue;
             }
             Tags t = Tags.of("gpu", g.uuid());
-            GpuValues v = gpuValues.computeIfAbsent(t, k -> new GpuValues());
-            v.state = g.fabric() == null ? 0 : g.fabric().state();
-            v.healthy = g.fabric() != null && Boolean.TRUE.equals(g.fabric().healthy()) ? 1 : 0;
-            gpus.put(t, v);
+            state.put(t, g.fabric() == null ? 0.0 : g.fabric().state());
+            healthy.put(t, g.fabric() != null && Boolean.TRUE.equals(g.fabric().healthy()) ? 1.0 : 0.0);
         }
-        gpuValues.keySet().retainAll(gpus.keySet());
-        fabricState.register(rows(gpus, v -> v.state), false);
-        fabricHealthy.register(rows(gpus, v -> v.healthy), false);
+        fabricState.set(state);
+        fabricHealthy.set(healthy);
     }
 
-    private static <T> List<MultiGauge.Row<?>> rows(Map<Tags, T> values, ToDoubleFunction<T> value) {
-        List<MultiGauge.Row<?>> rows = new ArrayList<>(values.size());
-        values.forEach((tags, holder) -> rows.add(MultiGauge.Row.of(tags, holder, value)));
-        return rows;
+    /**
+     * The rows of one MultiGauge, each registered once per label set and reading a value that is updated in place;
+     * rows whose label set is gone are removed. Never MultiGauge.register(rows, true): that removes and re-adds every
+     * row's gauge, and a scrape in between can collect one gauge twice (a one-row gauge's Prometheus collector is
+     * dropped and re-created; micrometer#6851), so /actuator/prometheus answers 500 DuplicateLabelsException and
+     * Prometheus records up == 0 for a healthy agent. Called under refreshGauges' lock.
+     */
+    private static final class LiveRows {
+        private final MultiGauge gauge;
+        private final Map<Tags, Value> values = new HashMap<>();
+
+        LiveRows(MultiGauge gauge) {
+            this.gauge = gauge;
+        }
+
+        void set(Map<Tags, Double> now) {
+            values.keySet().retainAll(now.keySet());
+            now.forEach((tags, v) -> values.computeIfAbsent(tags, t -> new Value()).value = v);
+            List<MultiGauge.Row<?>> rows = new ArrayList<>(values.size());
+            values.forEach((tags, holder) -> rows.add(MultiGauge.Row.of(tags, holder, Value::get)));
+            gauge.register(rows, false);
+        }
     }
 
-    /** What one pair's gauges show now. */
-    private static final class PairValues {
-        volatile double up;
-        volatile double cuResult;
-        volatile double lastSuccess;
-    }
+    /** A gauge's current value, written by the refresh and read by scrapes. */
+    private static final class Value {
+        volatile double value;
 
-    /** What one GPU's fabric gauges show now. */
-    private static final class GpuValues {
-        volatile double state;
-        volatile double healthy;
+        double get() {
+            return value;
+        }
     }
 
     private static String nz(String s) {

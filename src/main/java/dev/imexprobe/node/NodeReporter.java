@@ -30,8 +30,16 @@ public final class NodeReporter {
     }
 
     public NodeReport report() {
+        return report(GpuInventory.scan(driver));
+    }
+
+    /** The node's own evidence with no GPU inventory: when the driver does not answer. */
+    public NodeReport reportWithoutDriver() {
+        return report(new GpuInventory(dev.imexprobe.cuda.CuResult.UNKNOWN, 0, null, java.util.List.of()));
+    }
+
+    private NodeReport report(GpuInventory inventory) {
         DriverStatus status = driver.status();
-        GpuInventory inventory = GpuInventory.scan(driver);
         NodeFacts facts = new NodeInspector(settingsFor(status)).inspect();
         NodeReport.DriverView view = new NodeReport.DriverView(status.cudaLoaded(), status.cudaLibrary(),
                 status.cudaLoaded() ? status.cudaMessage() : status.unavailableReason(), status.nvmlLoaded(),

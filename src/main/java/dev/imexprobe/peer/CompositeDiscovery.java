@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -34,11 +35,20 @@ public final class CompositeDiscovery implements PeerDiscovery {
 
     @Override
     public Set<PeerAddress> peers() {
+        return union(PeerDiscovery::peers);
+    }
+
+    @Override
+    public Set<PeerAddress> known() {
+        return union(PeerDiscovery::known);
+    }
+
+    private Set<PeerAddress> union(Function<PeerDiscovery, Set<PeerAddress>> ask) {
         Map<PeerAddress, PeerAddress> union = new LinkedHashMap<>();
         for (PeerDiscovery source : sources) {
             Set<PeerAddress> found;
             try {
-                found = source.peers();
+                found = ask.apply(source);
             } catch (RuntimeException e) {
                 // The contract says sources never throw; a broken one still must not hide the others' peers.
                 LOG.warn("peer discovery source {} threw instead of keeping its last known peers", source, e);

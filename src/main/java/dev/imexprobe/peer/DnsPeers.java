@@ -76,6 +76,11 @@ public final class DnsPeers implements PeerDiscovery {
     }
 
     @Override
+    public Set<PeerAddress> known() {
+        return lastKnown.current();
+    }
+
+    @Override
     public List<DiscoveryStatus> statuses() {
         return List.of(lastKnown.status());
     }

@@ -190,6 +190,11 @@ public final class KubernetesPeers implements PeerDiscovery, AutoCloseable {
     }
 
     @Override
+    public Set<PeerAddress> known() {
+        return lastKnown.current();
+    }
+
+    @Override
     public List<DiscoveryStatus> statuses() {
         return List.of(lastKnown.status());
     }

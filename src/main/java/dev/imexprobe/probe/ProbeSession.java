@@ -31,8 +31,11 @@ public final class ProbeSession {
     volatile int importedFd = -1;
     volatile Allocation imported;
     volatile Mapping importerMapping;
-    /** Set by a transfer that crossed processes: the importer's own write-back result to fold in. */
-    volatile StageResult remoteWriteback;
+    /**
+     * Set while a stage of this session is still inside the driver after its deadline: nothing else may touch
+     * the session's resources until that call returns (its thread then releases them and clears this).
+     */
+    volatile Stage stuck;
 
     public ProbeSession(CudaDriver driver, HandleType handleType, long sizeBytes, Long seed, Long writebackSeed,
                         int exporterOrdinal, int importerOrdinal) {

@@ -1,8 +1,8 @@
 package dev.imexprobe.probe;
 
-import dev.imexprobe.cuda.Allocation;
 import dev.imexprobe.cuda.CuResult;
-import dev.imexprobe.cuda.Mapping;
+
+import java.util.function.Supplier;
 
 /**
  * Unmaps, frees the address ranges and releases the handles this session holds, importer first, and closes
@@ -22,51 +22,37 @@ public final class ReleaseStage implements ProbeStage {
 
     @Override
     public StageOutcome run(ProbeSession s) {
-        int released = 0;
-        CuResult first = CuResult.SUCCESS;
-        String failedCall = null;
-        Mapping im = s.importerMapping;
-        if (im != null) {
-            CuResult r = im.release();
-            released++;
-            if (!r.ok() && first.ok()) {
-                first = r;
-                failedCall = "cuMemUnmap/cuMemAddressFree on the importer";
-            }
-        }
-        Allocation ia = s.imported;
-        if (ia != null) {
-            CuResult r = ia.release();
-            released++;
-            if (!r.ok() && first.ok()) {
-                first = r;
-                failedCall = "cuMemRelease of the imported handle";
-            }
-        }
-        Mapping em = s.exporterMapping;
-        if (em != null) {
-            CuResult r = em.release();
-            released++;
-            if (!r.ok() && first.ok()) {
-                first = r;
-                failedCall = "cuMemUnmap/cuMemAddressFree on the exporter";
-            }
-        }
-        Allocation ca = s.created;
-        if (ca != null) {
-            CuResult r = ca.release();
-            released++;
-            if (!r.ok() && first.ok()) {
-                first = r;
-                failedCall = "cuMemRelease of the exported allocation";
-            }
-        }
+        Tally t = new Tally();
+        // Importer first: its mapping refers to memory the exporter still owns.
+        t.release(s.importerMapping != null ? s.importerMapping::release : null, "cuMemUnmap/cuMemAddressFree on the importer");
+        t.release(s.imported != null ? s.imported::release : null, "cuMemRelease of the imported handle");
+        t.release(s.exporterMapping != null ? s.exporterMapping::release : null, "cuMemUnmap/cuMemAddressFree on the exporter");
+        t.release(s.created != null ? s.created::release : null, "cuMemRelease of the exported allocation");
         closeFds(s);
-        if (released == 0) {
+        if (t.released == 0) {
             return StageOutcome.skipped("nothing to release");
         }
-        return first.ok() ? StageOutcome.ok(first, "released " + released + " driver resources")
-                : StageOutcome.failed(first, failedCall + " returned " + first.name());
+        return t.first.ok() ? StageOutcome.ok(t.first, "released " + t.released + " driver resources")
+                : StageOutcome.failed(t.first, t.failedCall + " returned " + t.first.name());
+    }
+
+    /** Counts releases and keeps the first failure with the call that made it. */
+    private static final class Tally {
+        int released;
+        CuResult first = CuResult.SUCCESS;
+        String failedCall;
+
+        void release(Supplier<CuResult> release, String call) {
+            if (release == null) {
+                return;
+            }
+            CuResult r = release.get();
+            released++;
+            if (!r.ok() && first.ok()) {
+                first = r;
+                failedCall = call;
+            }
+        }
     }
 
     private static void closeFds(ProbeSession s) {

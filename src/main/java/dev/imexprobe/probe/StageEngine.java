@@ -30,7 +30,8 @@ public final class StageEngine {
     }
 
     public List<StageResult> run(ProbeSession session, List<? extends ProbeStage> stages) {
-        if (stages.stream().noneMatch(ProbeStage::callsDriver)) {
+        if (session.stuck != null || stages.stream().noneMatch(ProbeStage::callsDriver)) {
+            // A session whose earlier call is still inside the driver is not touched: every stage is skipped.
             return runEach(session, stages);
         }
         Batch batch = new Batch(session, stages);
@@ -132,6 +133,7 @@ public final class StageEngine {
             if (late) {
                 executor.stuckCallReturned();
                 new ReleaseStage().run(session);
+                session.stuck = null;
             }
         }
 
@@ -166,6 +168,8 @@ public final class StageEngine {
         private List<StageResult> giveUp(long waitedNanos) {
             abandoned = true;
             executor.stuckCallStarted();
+            ProbeStage stuck = stages.get(current);
+            session.stuck = stuck.stage(); // under the lock: the worker, once back, sees it set and clears it
             List<StageResult> out = new ArrayList<>(stages.size());
             Stage failedAt = null;
             for (int i = 0; i < current; i++) {
@@ -174,7 +178,6 @@ public final class StageEngine {
                     failedAt = failedAt == null ? results[i].name() : failedAt;
                 }
             }
-            ProbeStage stuck = stages.get(current);
             out.add(noAnswer(stuck, waitedNanos));
             for (int i = current + 1; i < stages.size(); i++) {
                 out.add(beforeRunning(stages.get(i), failedAt, stuck.stage()));
@@ -187,7 +190,7 @@ public final class StageEngine {
     private List<StageResult> runEach(ProbeSession session, List<? extends ProbeStage> stages) {
         List<StageResult> results = new ArrayList<>(stages.size());
         Stage failedAt = null;
-        Stage stuckAt = null;
+        Stage stuckAt = session.stuck;
         for (ProbeStage stage : stages) {
             StageResult skipped = beforeRunning(stage, failedAt, stuckAt);
             if (skipped != null) {
@@ -212,8 +215,10 @@ public final class StageEngine {
         if (!stage.callsDriver()) {
             return StageResult.of(stage.stage(), stage.run(session), System.nanoTime() - start);
         }
-        DriverExecutor.Outcome<StageOutcome> o = executor.run(() -> stage.run(session),
-                late -> new ReleaseStage().run(session));
+        DriverExecutor.Outcome<StageOutcome> o = executor.run(() -> stage.run(session), late -> {
+            new ReleaseStage().run(session);
+            session.stuck = null;
+        });
         long nanos = System.nanoTime() - start;
         if (o.ok()) {
             return StageResult.of(stage.stage(), o.value(), nanos);
@@ -224,6 +229,7 @@ public final class StageEngine {
                     + "not attempted"), nanos);
         }
         if (o.timedOut()) {
+            session.stuck = stage.stage();
             return noAnswer(stage, nanos);
         }
         return StageResult.of(stage.stage(), internalError(stage, o.error()), nanos);

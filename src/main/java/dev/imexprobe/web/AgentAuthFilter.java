@@ -24,7 +24,11 @@ import java.io.InputStream;
 /**
  * Guards the endpoints that make this agent allocate, import or spawn: /v1/exports*, /v1/imports, /v1/ladder.
  * The Authorization header is judged before the body is read (a stranger costs no read and no driver call);
- * an HMAC-signed request then has its body read (bounded) and checked against the signature.
+ * an HMAC-signed request then has its body read (bounded) and checked against the signature. Whatever the
+ * credential, the body of a guarded request is read here, at most {@link RequestFields#MAX_BODY} bytes: a
+ * bigger one is refused before it is in memory, so no caller can make the agent buffer a gigabyte. The ladder
+ * is for token holders only: without a token it is refused even where imexprobe.auth.required=false opens
+ * exports and imports.
  */
 public class AgentAuthFilter extends OncePerRequestFilter {
 
@@ -63,12 +67,17 @@ public class AgentAuthFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         if (signature == null) {
+            if (dispatchPath(request).equals("/v1/ladder")) {
+                refuse(response, "this agent has no shared token, and the ladder (it starts processes) is served to "
+                        + "token holders only: set IMEXPROBE_AUTH_TOKEN");
+                return;
+            }
             if (required) {
                 refuse(response, "this agent has no shared token, so it accepts no export or import requests: set "
                         + "IMEXPROBE_AUTH_TOKEN (or imexprobe.auth.required=false on a trusted lab network)");
                 return;
             }
-            chain.doFilter(request, response);
+            passWithBoundedBody(request, response, chain);
             return;
         }
         String header = request.getHeader("Authorization");
@@ -78,7 +87,7 @@ public class AgentAuthFilter extends OncePerRequestFilter {
             return;
         }
         if (!pre.needsBody()) {
-            chain.doFilter(request, response);
+            passWithBoundedBody(request, response, chain);
             return;
         }
         byte[] body = readBounded(request.getInputStream(), RequestFields.MAX_BODY);
@@ -96,10 +105,28 @@ public class AgentAuthFilter extends OncePerRequestFilter {
         chain.doFilter(new CachedBody(request, body), response);
     }
 
+    /** An authenticated request goes on with its body read here: at most MAX_BODY bytes, else 400 unread. */
+    private void passWithBoundedBody(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        long declared = request.getContentLengthLong();
+        byte[] body = declared > RequestFields.MAX_BODY ? null
+                : readBounded(request.getInputStream(), RequestFields.MAX_BODY);
+        if (body == null) {
+            write(response, Problems.problem(HttpStatus.BAD_REQUEST, "invalid-input", "request body of "
+                    + (declared >= 0 ? declared + " bytes" : "more than " + RequestFields.MAX_BODY + " bytes")
+                    + " is larger than " + RequestFields.MAX_BODY));
+            return;
+        }
+        chain.doFilter(new CachedBody(request, body), response);
+    }
+
     private void refuse(HttpServletResponse response, String detail) throws IOException {
-        ProblemDetail p = Problems.problem(HttpStatus.UNAUTHORIZED, "unauthorized", detail);
-        response.setStatus(HttpStatus.UNAUTHORIZED.value());
         response.setHeader("WWW-Authenticate", "Bearer, " + AgentSignature.HMAC_SCHEME);
+        write(response, Problems.problem(HttpStatus.UNAUTHORIZED, "unauthorized", detail));
+    }
+
+    private void write(HttpServletResponse response, ProblemDetail p) throws IOException {
+        response.setStatus(p.getStatus());
         response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
         response.getOutputStream().write(json.writeValueAsBytes(p));
     }

@@ -1,5 +1,9 @@
 package dev.imexprobe.web;
 
+import jakarta.servlet.http.HttpServletRequest;
+
+import org.apache.tomcat.util.http.InvalidParameterException;
+
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -12,6 +16,7 @@ import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
 import java.net.URI;
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -31,6 +36,15 @@ public class Problems extends ResponseEntityExceptionHandler {
         return p;
     }
 
+    /** The problem code of a status raised by Spring or the container: invalid-input for 400, else its name. */
+    public static String code(HttpStatusCode status) {
+        if (status.value() == 400) {
+            return "invalid-input";
+        }
+        HttpStatus known = HttpStatus.resolve(status.value());
+        return known != null ? known.name().toLowerCase(Locale.ROOT).replace('_', '-') : "error";
+    }
+
     public static ResponseEntity<ProblemDetail> response(HttpStatusCode status, String code, String detail,
                                                          Long retryAfterSeconds) {
         ResponseEntity.BodyBuilder b = ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON);
@@ -45,6 +59,32 @@ public class Problems extends ResponseEntityExceptionHandler {
         return response(e.status(), e.code(), e.getMessage(), e.retryAfterSeconds());
     }
 
+    /**
+     * A query string Tomcat cannot decode (%zz, bytes that are not UTF-8) is thrown at the first parameter read:
+     * the caller's mistake, not ours.
+     */
+    @ExceptionHandler(InvalidParameterException.class)
+    ResponseEntity<ProblemDetail> undecodableQuery(InvalidParameterException e) {
+        return response(HttpStatus.BAD_REQUEST, "invalid-input", "the query string is not valid percent-encoded "
+                + "UTF-8; encode each parameter value (RFC 3986)", null);
+    }
+
+    /**
+     * Spring Boot 4.1.2's health endpoint asserts instead of answering 404 when an unknown first segment is
+     * followed by more (/actuator/health/a/b): that is an unknown path, not our failure.
+     */
+    @ExceptionHandler(IllegalStateException.class)
+    ResponseEntity<ProblemDetail> illegalState(IllegalStateException e, HttpServletRequest request) {
+        boolean healthPath = request.getRequestURI().startsWith("/actuator/health/") && e.getStackTrace().length > 0
+                && Arrays.stream(e.getStackTrace()).limit(4)
+                .anyMatch(f -> f.getClassName().endsWith(".HealthEndpointSupport"));
+        if (healthPath) {
+            return response(HttpStatus.NOT_FOUND, "not-found", "no health component or group at "
+                    + request.getRequestURI(), null);
+        }
+        return unexpected(e);
+    }
+
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> unexpected(Exception e) {
         logger.error("unexpected error answering a request", e);
@@ -56,12 +96,7 @@ public class Problems extends ResponseEntityExceptionHandler {
     @Override
     protected ResponseEntity<Object> handleExceptionInternal(Exception ex, Object body, HttpHeaders headers,
                                                              HttpStatusCode status, WebRequest request) {
-        String code = HttpStatus.resolve(status.value()) != null
-                ? HttpStatus.resolve(status.value()).name().toLowerCase(Locale.ROOT).replace('_', '-')
-                : "error";
-        if (status.value() == 400) {
-            code = "invalid-input";
-        }
+        String code = code(status);
         String detail = body instanceof ProblemDetail pd && pd.getDetail() != null ? pd.getDetail() : ex.getMessage();
         HttpHeaders h = new HttpHeaders();
         h.addAll(headers);

@@ -1,102 +1,361 @@
 package dev.imexprobe.metrics;
 
-import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.cuda.CuResult;
 import dev.imexprobe.mesh.MeshState;
-import dev.imexprobe.mesh.ProbeRecorder;
-import dev.imexprobe.node.AgentIdentity;
-import dev.imexprobe.node.ImexDaemon;
+import dev.imexprobe.mesh.PairKey;
 import dev.imexprobe.node.ImexDaemonState;
 import dev.imexprobe.node.NodeReport;
-import dev.imexprobe.probe.Direction;
-import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.Stage;
-import dev.imexprobe.probe.StageResult;
-import dev.imexprobe.probe.StageStatus;
-import dev.imexprobe.probe.Verdict;
+import dev.imexprobe.testing.MutableClock;
+import dev.imexprobe.testing.NodeReports;
+import dev.imexprobe.testing.ProbeResults;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 import org.junit.jupiter.api.Test;
 
-import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
-/** The pair and fabric gauges under results arriving while Prometheus scrapes, as in a running agent. */
 class ImexprobeMetricsTest {
 
-    private static final String GPU = "GPU-12f83d77-0ce5-7e59-0969-5d1462e22d73";
+    private static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
+    private static final String[] PAIR = {"node-a", "GPU-a0", "node-b", "GPU-b0"};
+    private static final Set<String> PAIR_LABELS = Set.of("source_node", "source_gpu", "target_node", "target_gpu");
 
-    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    private final MeshState mesh = new MeshState(Clock.systemUTC());
-    private final ProbeRecorder recorder = new ProbeRecorder(mesh);
+    private final MutableClock clock = new MutableClock(T0);
+    private final MeshState mesh = new MeshState(clock);
+    private final AtomicReference<NodeReport> node =
+            new AtomicReference<>(NodeReports.twoGpus(1, ImexDaemonState.READY));
+    private final AtomicInteger peers = new AtomicInteger(3);
 
-    private static NodeReport node() {
-        GpuDevice gpu = new GpuDevice(0, GPU, "NVIDIA H200", "0000:18:00.0", Map.of(), 2L << 20, null, null);
-        return new NodeReport(new AgentIdentity("0123456789abcdef", "node-a", "test"), true,
-                new NodeReport.DriverView(true, "libcuda.so.1", null, true, "libnvidia-ml.so.1", null, "580.159.04",
-                        13000, "13.0", "CUDA_SUCCESS"),
-                List.of(gpu), 1, null, new ImexDaemon(ImexDaemonState.NOT_INSTALLED, "no daemon", null, false, null,
-                        null, null, null, null, null), null, null, null, List.of(), Instant.now());
+    private ImexprobeMetrics metrics(MeterRegistry registry, boolean pairLabels) {
+        ImexprobeMetrics m = new ImexprobeMetrics(node::get, mesh, peers::get, pairLabels, "1.2.3");
+        m.bindTo(registry);
+        return m;
     }
 
-    private static PairResult result(int peer, boolean pass) {
-        List<StageResult> stages = new ArrayList<>();
+    /** What the agent's recorder does: the state first, then the listener. */
+    private void record(ImexprobeMetrics m, dev.imexprobe.probe.PairResult r) {
+        mesh.record(r);
+        m.onResult(r);
+    }
+
+    private static dev.imexprobe.probe.PairResult pass() {
+        return ProbeResults.pass(PAIR[0], PAIR[1], PAIR[2], PAIR[3]);
+    }
+
+    private static dev.imexprobe.probe.PairResult importNotPermitted() {
+        return ProbeResults.failAt(Stage.IMPORT, CuResult.NOT_PERMITTED, PAIR[0], PAIR[1], PAIR[2], PAIR[3]);
+    }
+
+    // ---- names, tags, descriptions ------------------------------------------------------------------------
+
+    @Test
+    void everyMeterHasItsNameTagsAndADescription() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ImexprobeMetrics m = metrics(registry, false);
+        record(m, pass());
+        record(m, importNotPermitted());
+
+        Map<String, Set<String>> tagsByName = new TreeMap<>();
+        for (Meter meter : registry.getMeters()) {
+            if (meter.getId().getName().endsWith(".histogram")) {
+                continue; // the simple registry's view of the timer's buckets; Prometheus renders them as _bucket
+            }
+            assertThat(meter.getId().getDescription()).as(meter.getId().getName()).isNotBlank();
+            tagsByName.computeIfAbsent(meter.getId().getName(), k -> new TreeSet<>())
+                    .addAll(meter.getId().getTags().stream().map(Tag::getKey).toList());
+        }
+
+        assertThat(tagsByName).isEqualTo(Map.ofEntries(
+                Map.entry("imexprobe.probes", union(PAIR_LABELS, "verdict")),
+                Map.entry("imexprobe.stage.results", Set.of("stage", "cu_result")),
+                Map.entry("imexprobe.stage.duration", Set.of("stage")),
+                Map.entry("imexprobe.pair.up", PAIR_LABELS),
+                Map.entry("imexprobe.pair.last.cu.result", PAIR_LABELS),
+                Map.entry("imexprobe.pair.last.success.timestamp", PAIR_LABELS),
+                Map.entry("imexprobe.mesh.last.cycle.timestamp", Set.of()),
+                Map.entry("imexprobe.peers", Set.of()),
+                Map.entry("imexprobe.imex.channels", Set.of()),
+                Map.entry("imexprobe.imex.daemon.ready", Set.of()),
+                Map.entry("imexprobe.gpus.visible", Set.of()),
+                Map.entry("imexprobe.fabric.state", Set.of("gpu")),
+                Map.entry("imexprobe.fabric.healthy", Set.of("gpu")),
+                Map.entry("imexprobe.allocations.live", Set.of("kind")),
+                Map.entry("imexprobe.build.info", Set.of("version", "driver_version", "cuda_version"))));
+    }
+
+    @Test
+    void thePrometheusScrapeCarriesHelpTypeAndTheDesignedNames() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ImexprobeMetrics m = metrics(registry, false);
+        record(m, pass());
+
+        String scrape = registry.scrape();
+
+        assertThat(scrape).contains(
+                "# HELP imexprobe_pair_up 1 when the pair's last probe passed, 0 when it failed",
+                "# TYPE imexprobe_pair_up gauge",
+                "# TYPE imexprobe_probes_total counter",
+                "# TYPE imexprobe_stage_results_total counter",
+                "# TYPE imexprobe_stage_duration_seconds histogram",
+                "# TYPE imexprobe_pair_last_success_timestamp_seconds gauge",
+                "# TYPE imexprobe_mesh_last_cycle_timestamp_seconds gauge",
+                "imexprobe_probes_total{source_gpu=\"GPU-a0\",source_node=\"node-a\",target_gpu=\"GPU-b0\","
+                        + "target_node=\"node-b\",verdict=\"pass\"} 1.0",
+                "imexprobe_stage_results_total{cu_result=\"CUDA_SUCCESS\",stage=\"import\"} 1.0",
+                "imexprobe_stage_results_total{cu_result=\"none\",stage=\"transfer\"} 1.0",
+                "imexprobe_stage_duration_seconds_bucket{stage=\"create\",le=\"0.0025\"} 1",
+                "imexprobe_stage_duration_seconds_count{stage=\"create\"} 1",
+                "imexprobe_pair_up{source_gpu=\"GPU-a0\",source_node=\"node-a\",target_gpu=\"GPU-b0\","
+                        + "target_node=\"node-b\"} 1.0",
+                "imexprobe_build_info{cuda_version=\"13.0\",driver_version=\"580.159.04\",version=\"1.2.3\"} 1",
+                "imexprobe_fabric_state{gpu=\"" + NodeReports.GPU0 + "\"} 3.0",
+                "imexprobe_allocations_live{kind=\"created\"} ");
+        assertThat(scrape.lines().filter(l -> l.startsWith("# HELP imexprobe_")))
+                .as("every family has a help text").allMatch(l -> l.split(" ", 4).length == 4);
+    }
+
+    // ---- series present from the first scrape ---------------------------------------------------------------
+
+    @Test
+    void stageSeriesExistAtZeroBeforeAnyProbe() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        metrics(registry, false);
+
         for (Stage s : Stage.values()) {
-            boolean failsHere = !pass && s == Stage.IMPORT;
-            stages.add(new StageResult(s, failsHere ? StageStatus.FAILED : StageStatus.OK, s == Stage.TRANSFER ? null
-                    : failsHere ? 101 : 0, s == Stage.TRANSFER ? null : failsHere ? "CUDA_ERROR_INVALID_DEVICE"
-                    : "CUDA_SUCCESS", 0.001, "test"));
+            String expected = s == Stage.TRANSFER ? "none" : "CUDA_SUCCESS";
+            Counter c = registry.find("imexprobe.stage.results").tag("stage", s.label()).tag("cu_result", expected)
+                    .counter();
+            assertThat(c).as("stage %s, cu_result %s", s.label(), expected).isNotNull();
+            assertThat(c.count()).isZero();
+            Timer t = registry.find("imexprobe.stage.duration").tag("stage", s.label()).timer();
+            assertThat(t).isNotNull();
+            assertThat(t.count()).isZero();
         }
-        return new PairResult(Direction.PUSH, "node-a", GPU, "node-" + peer, "GPU-peer-" + peer, Verdict.of(pass), 0.01,
-                null, stages, null);
-    }
-
-    private ImexprobeMetrics bind(boolean pairs) {
-        ImexprobeMetrics metrics = new ImexprobeMetrics(ImexprobeMetricsTest::node, mesh, () -> 8, pairs, "test");
-        metrics.bindTo(registry);
-        recorder.addListener(metrics);
-        return metrics;
+        assertThat(registry.find("imexprobe.stage.results").tag("stage", "transfer").tag("cu_result", "CUDA_SUCCESS")
+                .counter()).as("the transfer makes no driver call: no CUDA_SUCCESS series").isNull();
+        assertThat(registry.get("imexprobe.mesh.last.cycle.timestamp").gauge().value()).isZero();
+        assertThat(registry.find("imexprobe.pair.up").gauges()).isEmpty();
     }
 
     @Test
-    void aScrapeWhileResultsArriveNeverFails() throws Exception {
-        bind(true);
-        AtomicBoolean stop = new AtomicBoolean();
-        Thread mesh = Thread.ofPlatform().start(() -> {
-            for (int i = 0; !stop.get(); i++) {
-                recorder.record(result(i % 8, i % 3 != 0));
-            }
-        });
-        try {
-            for (int i = 0; i < 200; i++) {
-                assertThat(registry.scrape()).contains("imexprobe_fabric_state{gpu=\"" + GPU + "\"}");
-            }
-        } finally {
-            stop.set(true);
-            mesh.join();
-        }
+    void withPairLabelsStageSeriesCarryThePairAndAreNotPreCreated() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ImexprobeMetrics m = metrics(registry, true);
+        assertThat(registry.find("imexprobe.stage.results").counters()).isEmpty();
+
+        record(m, importNotPermitted());
+
+        Counter c = registry.get("imexprobe.stage.results").tag("stage", "import")
+                .tag("cu_result", "CUDA_ERROR_NOT_PERMITTED").tag("source_node", "node-a").tag("source_gpu", "GPU-a0")
+                .tag("target_node", "node-b").tag("target_gpu", "GPU-b0").counter();
+        assertThat(c.count()).isEqualTo(1.0);
+        assertThat(registry.get("imexprobe.stage.duration").tag("stage", "create").tag("target_node", "node-b")
+                .timer().count()).isEqualTo(1);
+        assertThat(registry.find("imexprobe.stage.results").counters())
+                .allSatisfy(x -> assertThat(x.getId().getTags()).extracting(Tag::getKey).containsAll(PAIR_LABELS));
     }
 
     @Test
-    void pairGaugesFollowTheLastResultOfEachPair() {
-        bind(false);
-        recorder.record(result(1, true));
-        recorder.record(result(2, false));
-        String up1 = "imexprobe_pair_up{source_gpu=\"" + GPU + "\",source_node=\"node-a\",target_gpu=\"GPU-peer-1\","
-                + "target_node=\"node-1\"}";
-        String code2 = "imexprobe_pair_last_cu_result{source_gpu=\"" + GPU + "\",source_node=\"node-a\","
-                + "target_gpu=\"GPU-peer-2\",target_node=\"node-2\"}";
-        assertThat(registry.scrape()).contains(up1 + " 1.0").contains(code2 + " 101.0");
-        recorder.record(result(1, false));
-        recorder.record(result(2, true));
-        assertThat(registry.scrape()).contains(up1 + " 0.0").contains(code2 + " 0.0");
-        assertThat(registry.scrape().lines().filter(l -> l.startsWith("imexprobe_pair_up{"))).hasSize(2);
+    void withoutPairLabelsStageSeriesCarryNoPair() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ImexprobeMetrics m = metrics(registry, false);
+        record(m, importNotPermitted());
+
+        assertThat(registry.find("imexprobe.stage.results").counters()).allSatisfy(x ->
+                assertThat(x.getId().getTags()).extracting(Tag::getKey).containsExactlyInAnyOrder("stage", "cu_result"));
+    }
+
+    // ---- counters and histogram -----------------------------------------------------------------------------
+
+    @Test
+    void eachResultCountsItsVerdictAndEveryStageThatRan() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ImexprobeMetrics m = metrics(registry, false);
+        record(m, pass());
+        record(m, importNotPermitted());
+        record(m, importNotPermitted());
+
+        assertThat(registry.get("imexprobe.probes").tag("verdict", "pass").counter().count()).isEqualTo(1);
+        assertThat(registry.get("imexprobe.probes").tag("verdict", "fail").tag("target_node", "node-b").counter()
+                .count()).isEqualTo(2);
+        assertThat(stageCount(registry, "create", "CUDA_SUCCESS")).isEqualTo(3);
+        assertThat(stageCount(registry, "transfer", "none")).isEqualTo(3);
+        assertThat(stageCount(registry, "import", "CUDA_SUCCESS")).isEqualTo(1);
+        assertThat(stageCount(registry, "import", "CUDA_ERROR_NOT_PERMITTED")).isEqualTo(2);
+        assertThat(stageCount(registry, "map", "CUDA_SUCCESS")).as("skipped stages are not counted").isEqualTo(1);
+        assertThat(stageCount(registry, "release", "CUDA_SUCCESS")).isEqualTo(3);
+        Timer create = registry.get("imexprobe.stage.duration").tag("stage", "create").timer();
+        assertThat(create.count()).isEqualTo(3);
+        assertThat(create.totalTime(TimeUnit.SECONDS)).isCloseTo(3 * ProbeResults.STAGE_SECONDS, within(1e-9));
+        assertThat(registry.get("imexprobe.stage.duration").tag("stage", "map").timer().count()).isEqualTo(1);
+    }
+
+    private static double stageCount(MeterRegistry registry, String stage, String cuResult) {
+        Counter c = registry.find("imexprobe.stage.results").tag("stage", stage).tag("cu_result", cuResult).counter();
+        return c == null ? 0 : c.count();
+    }
+
+    @Test
+    void histogramBucketsSpanDriverCallsToThePeerDeadline() {
+        assertThat(ImexprobeMetrics.BUCKETS[0]).isEqualTo(Duration.ofNanos(50_000));
+        assertThat(ImexprobeMetrics.BUCKETS[ImexprobeMetrics.BUCKETS.length - 1]).isEqualTo(Duration.ofSeconds(10));
+        assertThat(Arrays.stream(ImexprobeMetrics.BUCKETS).sorted().toList()).containsExactly(ImexprobeMetrics.BUCKETS);
+    }
+
+    // ---- pair gauges follow the mesh state --------------------------------------------------------------------
+
+    @Test
+    void pairGaugesFollowThePairsState() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ImexprobeMetrics m = metrics(registry, false);
+
+        mesh.expect(new PairKey(PAIR[0], PAIR[1], PAIR[2], PAIR[3]));
+        m.refreshGauges();
+        assertThat(registry.find("imexprobe.pair.up").gauges()).as("unknown pairs have no series yet").isEmpty();
+
+        clock.advance(Duration.ofSeconds(10));
+        record(m, pass());
+        assertThat(pairGauge(registry, "imexprobe.pair.up")).isEqualTo(1);
+        assertThat(pairGauge(registry, "imexprobe.pair.last.cu.result")).isZero();
+        double passedAt = T0.plusSeconds(10).getEpochSecond();
+        assertThat(pairGauge(registry, "imexprobe.pair.last.success.timestamp")).isEqualTo(passedAt);
+
+        clock.advance(Duration.ofSeconds(30));
+        record(m, importNotPermitted());
+        assertThat(pairGauge(registry, "imexprobe.pair.up")).isZero();
+        assertThat(pairGauge(registry, "imexprobe.pair.last.cu.result")).isEqualTo(800);
+        assertThat(pairGauge(registry, "imexprobe.pair.last.success.timestamp")).isEqualTo(passedAt);
+
+        record(m, ProbeResults.unreachable(PAIR[0], PAIR[1], "10.0.0.2:8080", PAIR[2], PAIR[3]));
+        assertThat(pairGauge(registry, "imexprobe.pair.up")).isZero();
+        assertThat(pairGauge(registry, "imexprobe.pair.last.cu.result")).as("transfer: no driver call").isZero();
+
+        clock.advance(Duration.ofSeconds(30));
+        record(m, pass());
+        assertThat(pairGauge(registry, "imexprobe.pair.up")).isEqualTo(1);
+        assertThat(pairGauge(registry, "imexprobe.pair.last.success.timestamp")).isEqualTo(passedAt + 60);
+    }
+
+    @Test
+    void aPairThatNeverPassedHasALastSuccessOfZero() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ImexprobeMetrics m = metrics(registry, false);
+        record(m, importNotPermitted());
+
+        assertThat(pairGauge(registry, "imexprobe.pair.last.success.timestamp")).isZero();
+    }
+
+    @Test
+    void aForgottenPairLosesItsSeriesAtTheEndOfTheRound() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ImexprobeMetrics m = metrics(registry, false);
+        record(m, pass());
+        record(m, ProbeResults.pass(PAIR[0], PAIR[1], "node-c", "GPU-c0"));
+        clock.advance(Duration.ofMinutes(10));
+        mesh.expect(new PairKey(PAIR[0], PAIR[1], "node-c", "GPU-c0"));
+        mesh.forgetOlderThan(Duration.ofMinutes(5));
+        assertThat(registry.find("imexprobe.pair.up").gauges()).hasSize(2);
+
+        m.onCycleFinished();
+
+        assertThat(registry.find("imexprobe.pair.up").gauges()).singleElement()
+                .satisfies(g -> assertThat(g.getId().getTag("target_node")).isEqualTo("node-c"));
+        assertThat(registry.find("imexprobe.pair.last.cu.result").gauges()).hasSize(1);
+        assertThat(registry.find("imexprobe.pair.last.success.timestamp").gauges()).hasSize(1);
+    }
+
+    private static double pairGauge(MeterRegistry registry, String name) {
+        return registry.get(name).tag("source_node", PAIR[0]).tag("source_gpu", PAIR[1]).tag("target_node", PAIR[2])
+                .tag("target_gpu", PAIR[3]).gauge().value();
+    }
+
+    // ---- node gauges ----------------------------------------------------------------------------------------
+
+    @Test
+    void nodeGaugesReadTheCurrentNodeReport() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ImexprobeMetrics m = metrics(registry, false);
+
+        assertThat(registry.get("imexprobe.imex.channels").gauge().value()).isEqualTo(1);
+        assertThat(registry.get("imexprobe.imex.daemon.ready").gauge().value()).isEqualTo(1);
+        assertThat(registry.get("imexprobe.gpus.visible").gauge().value()).isEqualTo(2);
+        assertThat(registry.get("imexprobe.peers").gauge().value()).isEqualTo(3);
+        assertThat(registry.get("imexprobe.fabric.state").tag("gpu", NodeReports.GPU0).gauge().value()).isEqualTo(3);
+        assertThat(registry.get("imexprobe.fabric.healthy").tag("gpu", NodeReports.GPU0).gauge().value()).isEqualTo(1);
+        assertThat(registry.get("imexprobe.fabric.healthy").tag("gpu", NodeReports.GPU1).gauge().value()).isZero();
+        assertThat(registry.find("imexprobe.allocations.live").gauges()).extracting(g -> g.getId().getTag("kind"))
+                .containsExactlyInAnyOrder("created", "imported", "mapping");
+        Gauge build = registry.get("imexprobe.build.info").gauge();
+        assertThat(build.value()).isEqualTo(1);
+        assertThat(build.getId().getTags()).extracting(Tag::getKey, Tag::getValue).containsExactlyInAnyOrder(
+                org.assertj.core.groups.Tuple.tuple("version", "1.2.3"),
+                org.assertj.core.groups.Tuple.tuple("driver_version", "580.159.04"),
+                org.assertj.core.groups.Tuple.tuple("cuda_version", "13.0"));
+
+        // The channel vanishes and the daemon stops: plain gauges follow at once, per-GPU ones at the refresh.
+        node.set(NodeReports.oneGpuWithoutNvml());
+        peers.set(1);
+        m.refreshGauges();
+
+        assertThat(registry.get("imexprobe.imex.channels").gauge().value()).isEqualTo(1);
+        assertThat(registry.get("imexprobe.imex.daemon.ready").gauge().value()).isZero();
+        assertThat(registry.get("imexprobe.gpus.visible").gauge().value()).isEqualTo(1);
+        assertThat(registry.get("imexprobe.peers").gauge().value()).isEqualTo(1);
+        assertThat(registry.get("imexprobe.fabric.state").tag("gpu", NodeReports.GPU0).gauge().value()).isZero();
+        assertThat(registry.get("imexprobe.fabric.healthy").tag("gpu", NodeReports.GPU0).gauge().value()).isZero();
+        assertThat(registry.find("imexprobe.fabric.state").tag("gpu", NodeReports.GPU1).gauge()).isNull();
+
+        node.set(NodeReports.twoGpus(0, ImexDaemonState.NOT_READY));
+        assertThat(registry.get("imexprobe.imex.channels").gauge().value()).isZero();
+    }
+
+    @Test
+    void theMeshCycleGaugeIsTheLastFinishedRound() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        metrics(registry, false);
+        clock.advance(Duration.ofSeconds(42));
+        mesh.cycleFinished();
+
+        assertThat(registry.get("imexprobe.mesh.last.cycle.timestamp").gauge().value())
+                .isEqualTo(T0.getEpochSecond() + 42.0);
+    }
+
+    @Test
+    void resultsBeforeBindingAreIgnoredQuietly() {
+        ImexprobeMetrics m = new ImexprobeMetrics(node::get, mesh, peers::get, false, "1.2.3");
+        m.onResult(pass());
+        m.refreshGauges();
+    }
+
+    private static Set<String> union(Set<String> a, String... more) {
+        return java.util.stream.Stream.concat(a.stream(), Arrays.stream(more)).collect(Collectors.toSet());
+    }
+
+    static List<String> lines(String text, String prefix) {
+        return text.lines().filter(l -> l.startsWith(prefix)).toList();
     }
 }

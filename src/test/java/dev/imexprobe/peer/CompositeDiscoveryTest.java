@@ -1,5 +1,7 @@
 package dev.imexprobe.peer;
 
+import dev.imexprobe.testing.MutableClock;
+
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
@@ -11,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class CompositeDiscoveryTest {
 
-    private final TestClock clock = new TestClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
 
     /** A source serving whatever the test sets, or throwing. */
     private static final class FakeSource implements PeerDiscovery {

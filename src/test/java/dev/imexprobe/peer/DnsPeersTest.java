@@ -1,5 +1,7 @@
 package dev.imexprobe.peer;
 
+import dev.imexprobe.testing.MutableClock;
+
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
@@ -20,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class DnsPeersTest {
 
-    private final TestClock clock = new TestClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
 
     @Test
     void returnsEveryAAndAaaaRecordWithThePortAndAsksAgainEachTime() throws Exception {

@@ -1,5 +1,7 @@
 package dev.imexprobe.peer;
 
+import dev.imexprobe.testing.MutableClock;
+
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.MappingBuilder;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
@@ -51,7 +53,7 @@ class KubernetesPeersTest {
 
     @TempDir
     Path dir;
-    private final TestClock clock = new TestClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
 
     @BeforeAll
     static void startApi() {

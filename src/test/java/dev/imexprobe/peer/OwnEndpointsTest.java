@@ -1,5 +1,7 @@
 package dev.imexprobe.peer;
 
+import dev.imexprobe.testing.MutableClock;
+
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
@@ -17,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class OwnEndpointsTest {
 
-    private final TestClock clock = new TestClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
 
     private static final Map<String, InetAddress[]> DNS = Map.of(
             "me.gpu-ops.svc", new InetAddress[]{InetAddress.ofLiteral("10.0.0.5")},

@@ -194,6 +194,9 @@ class OpenApiContractIT {
                 s -> Call.post("/v1/imports", "{\"handle\":\"" + garbage + "\",\"handleType\":\"FABRIC\",\"sizeBytes\":"
                         + "4294967296}", 413),
                 s -> new Call("POST", "/v1/imports", "{}", null, 401)));
+        m.put("POST /v1/ladder", List.of(
+                s -> new Call("POST", "/v1/ladder", "{}", null, 401),
+                s -> Call.post("/v1/ladder", "{}", 404)));
         m.put("GET /probe", List.of(
                 s -> Call.get("/probe?target=" + self, 200),
                 s -> Call.get("/probe?target=" + self + "&direction=push&debug=true", 200),
@@ -288,6 +291,8 @@ class OpenApiContractIT {
     void theMappingCheckCanFail() {
         // A controller mapping missing from the file must be found: check the check on a mapping that is not there.
         assertThat(api.operations().stream().anyMatch(op -> op.method().equals("POST")
+                && covers("/v1/ladders", op.path()))).isFalse();
+        assertThat(api.operations().stream().anyMatch(op -> op.method().equals("PUT")
                 && covers("/v1/ladder", op.path()))).isFalse();
         assertThat(covers("/actuator/health/**", "/actuator/health/readiness")).isTrue();
         assertThat(covers("/actuator/health/**", "/actuator/healthz")).isFalse();

@@ -1,4 +1,4 @@
-package dev.imexprobe.peer;
+package dev.imexprobe.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -7,19 +7,19 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /** A clock the test moves by hand. */
-final class TestClock extends Clock {
+public final class MutableClock extends Clock {
 
     private volatile Instant now;
 
-    TestClock(Instant start) {
+    public MutableClock(Instant start) {
         this.now = start;
     }
 
-    void advance(Duration d) {
+    public void advance(Duration d) {
         now = now.plus(d);
     }
 
-    void set(Instant instant) {
+    public void set(Instant instant) {
         now = instant;
     }
 

@@ -1,0 +1,121 @@
+package dev.imexprobe.diagnosis;
+
+import dev.imexprobe.cuda.CuResult;
+import dev.imexprobe.probe.Stage;
+import dev.imexprobe.probe.StageResult;
+import dev.imexprobe.probe.StageStatus;
+import dev.imexprobe.testing.ProbeResults;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The finding of one exchange, and above all whom it blames: the exporter (source) or the importer (target). */
+class ProbeDiagnosisTest {
+
+    private static Finding failAt(Stage stage, int code, boolean sameNode) {
+        return ProbeResults.failAt(stage, CuResult.of(code), "node-a", "GPU-a", sameNode ? "node-a" : "node-b", "GPU-b")
+                .finding();
+    }
+
+    @Test
+    void aPassingExchangeHasNoFinding() {
+        assertThat(ProbeResults.pass("node-a", "GPU-a", "node-b", "GPU-b").finding()).isNull();
+    }
+
+    @Test
+    void createWithoutAChannelBlamesTheSource() {
+        Finding f = failAt(Stage.CREATE, 800, false);
+
+        assertThat(f.code()).isEqualTo("CREATE_NOT_PERMITTED");
+        assertThat(f.blame()).isEqualTo(Blame.SOURCE);
+        assertThat(f.evidence()).containsEntry("stage", "create").containsEntry("driverResult", "CUDA_ERROR_NOT_PERMITTED")
+                .containsEntry("driverResultCode", 800);
+    }
+
+    @Test
+    void anyOtherDriverErrorOnTheExporterBlamesTheSource() {
+        Finding create = failAt(Stage.CREATE, 2, false);
+        Finding export = failAt(Stage.EXPORT, 1, false);
+
+        assertThat(create.code()).isEqualTo("DRIVER_ERROR");
+        assertThat(create.blame()).as("cuMemCreate runs on the exporter").isEqualTo(Blame.SOURCE);
+        assertThat(create.cause()).isEqualTo("create failed with CUDA_ERROR_OUT_OF_MEMORY.");
+        assertThat(export.code()).isEqualTo("DRIVER_ERROR");
+        assertThat(export.blame()).as("cuMemExportToShareableHandle runs on the exporter").isEqualTo(Blame.SOURCE);
+    }
+
+    @Test
+    void anIllegalStateOnTheExporterBlamesTheSource() {
+        Finding f = failAt(Stage.CREATE, 401, false);
+
+        assertThat(f.code()).isEqualTo("CONTEXT_POISONED");
+        assertThat(f.blame()).isEqualTo(Blame.SOURCE);
+    }
+
+    @Test
+    void aTimeoutOnTheExporterBlamesTheSourceAndOnTheImporterTheTarget() {
+        assertThat(timeoutAt(Stage.CREATE).blame()).isEqualTo(Blame.SOURCE);
+        assertThat(timeoutAt(Stage.EXPORT).blame()).isEqualTo(Blame.SOURCE);
+        assertThat(timeoutAt(Stage.IMPORT).blame()).isEqualTo(Blame.TARGET);
+        assertThat(timeoutAt(Stage.IMPORT).code()).isEqualTo("TIMEOUT");
+    }
+
+    @Test
+    void importWithoutTheChannelBlamesTheTarget() {
+        Finding f = failAt(Stage.IMPORT, 800, false);
+
+        assertThat(f.code()).isEqualTo("IMPORT_NOT_PERMITTED");
+        assertThat(f.blame()).isEqualTo(Blame.TARGET);
+    }
+
+    @Test
+    void invalidDeviceOnImportIsTheSeedCaseOnlyOnOneNode() {
+        assertThat(failAt(Stage.IMPORT, 101, true).code()).isEqualTo("SAME_NODE_INVALID_DEVICE");
+        assertThat(failAt(Stage.IMPORT, 101, true).evidence()).containsEntry("sameNode", true);
+        assertThat(failAt(Stage.IMPORT, 101, false).code()).isEqualTo("INVALID_DEVICE");
+    }
+
+    @Test
+    void aRejectedHandleBlamesTheSource() {
+        assertThat(failAt(Stage.IMPORT, 801, false).code()).isEqualTo("HANDLE_REJECTED");
+        assertThat(failAt(Stage.IMPORT, 400, false).code()).isEqualTo("HANDLE_REJECTED");
+        assertThat(failAt(Stage.IMPORT, 801, false).blame()).isEqualTo(Blame.SOURCE);
+    }
+
+    @Test
+    void importerSideStagesBlameTheTarget() {
+        assertThat(failAt(Stage.ACCESS, 1, false).code()).isEqualTo("ACCESS_DENIED");
+        assertThat(failAt(Stage.MAP, 2, false).code()).isEqualTo("MAP_FAILED");
+        assertThat(failAt(Stage.RESERVE, 101, false).code()).isEqualTo("INVALID_DEVICE");
+        assertThat(failAt(Stage.VERIFY, 0, false).code()).isEqualTo("PATTERN_MISMATCH");
+        assertThat(failAt(Stage.ACCESS, 1, false).blame()).isEqualTo(Blame.TARGET);
+        assertThat(failAt(Stage.MAP, 2, false).blame()).isEqualTo(Blame.TARGET);
+    }
+
+    @Test
+    void eachFindingKeepsItsCatalogueSeverity() {
+        for (Stage s : List.of(Stage.CREATE, Stage.EXPORT, Stage.IMPORT, Stage.MAP, Stage.ACCESS)) {
+            Finding f = failAt(s, 1, false);
+            assertThat(f.severity()).isEqualTo(f.catalogueEntry().severity());
+        }
+    }
+
+    private static Finding timeoutAt(Stage stage) {
+        List<StageResult> stages = new ArrayList<>();
+        for (Stage s : Stage.values()) {
+            if (s.ordinal() < stage.ordinal()) {
+                stages.add(new StageResult(s, StageStatus.OK, s == Stage.TRANSFER ? null : 0,
+                        s == Stage.TRANSFER ? null : "CUDA_SUCCESS", 0.001, "ok"));
+            } else if (s == stage) {
+                stages.add(new StageResult(s, StageStatus.TIMEOUT, null, null, 5.0, "no answer within 5s"));
+            } else {
+                stages.add(StageResult.skipped(s, "not run"));
+            }
+        }
+        return ProbeDiagnosis.diagnose(stages, false, "node-a", "node-b");
+    }
+}

@@ -1,0 +1,567 @@
+package dev.imexprobe.mesh;
+
+import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.peer.DiscoveryStatus;
+import dev.imexprobe.peer.PeerAddress;
+import dev.imexprobe.peer.PeerCall;
+import dev.imexprobe.peer.PeerDiscovery;
+import dev.imexprobe.peer.Prober;
+import dev.imexprobe.probe.Direction;
+import dev.imexprobe.probe.GpuSelector;
+import dev.imexprobe.probe.LocalAgent;
+import dev.imexprobe.probe.PairResult;
+import dev.imexprobe.testing.MutableClock;
+import dev.imexprobe.testing.ProbeResults;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The scheduler driven round by round through {@link MeshScheduler#runRound()}, with an in-JVM prober, a
+ * discovery the test edits, a clock the test moves and a timer that only records what it was asked to schedule.
+ */
+class MeshSchedulerTest {
+
+    private static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
+    private static final Duration INTERVAL = Duration.ofSeconds(1);
+    private static final String SELF_GPU = "GPU-self-0";
+
+    private final MutableClock clock = new MutableClock(T0);
+    private final MeshState state = new MeshState(clock);
+    private final ProbeRecorder recorder = new ProbeRecorder(state);
+    private final FakeDiscovery discovery = new FakeDiscovery();
+    private final FakeProber prober = new FakeProber();
+    private final RecordingTimer timer = new RecordingTimer();
+    private final AtomicInteger refreshes = new AtomicInteger();
+    private final List<MeshScheduler> schedulers = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        schedulers.forEach(MeshScheduler::close);
+    }
+
+    private MeshScheduler scheduler(int subset, int concurrency, Duration maxBackoff, Supplier<Double> random,
+                                    AtomicLong nanos, List<String> localGpus) {
+        MeshScheduler.Settings settings = new MeshScheduler.Settings(INTERVAL, 0.2, subset, concurrency, maxBackoff,
+                null, true);
+        LocalAgent self = new FakeSelf(localGpus);
+        MeshScheduler s = new MeshScheduler(settings, discovery, prober, self, refreshes::incrementAndGet, recorder,
+                random, nanos::get, timer);
+        schedulers.add(s);
+        return s;
+    }
+
+    private MeshScheduler scheduler() {
+        return scheduler(0, 4, Duration.ofSeconds(8), () -> 0.5, new AtomicLong(), List.of(SELF_GPU));
+    }
+
+    /** One round, then the clock moves one interval on. */
+    private void round(MeshScheduler s) {
+        s.runRound();
+        clock.advance(INTERVAL);
+    }
+
+    // ---- start and jitter ---------------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(doubles = {0.0, 0.13, 0.5, 0.999})
+    void theFirstRoundStartsAtARandomPointOfTheFirstInterval(double u) {
+        discovery.set("10.0.0.2:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        MeshScheduler s = scheduler(0, 4, Duration.ofSeconds(8), () -> u, new AtomicLong(), List.of(SELF_GPU));
+
+        s.start();
+
+        assertThat(timer.delays).containsExactly((long) (1000 * u));
+        assertThat(timer.delays.getFirst()).isBetween(0L, 999L);
+        assertThat(prober.calls).as("nothing is probed before the first round's time").isEmpty();
+        assertThat(s.round()).isZero();
+    }
+
+    @Test
+    void agentsStartedTogetherSpreadTheirFirstRounds() {
+        Iterator<Double> draws = List.of(0.05, 0.42, 0.91).iterator();
+        for (int i = 0; i < 3; i++) {
+            double u = draws.next();
+            scheduler(0, 4, Duration.ofSeconds(8), () -> u, new AtomicLong(), List.of(SELF_GPU)).start();
+        }
+        assertThat(timer.delays).containsExactly(50L, 420L, 910L);
+    }
+
+    @ParameterizedTest
+    @ValueSource(doubles = {0.0, 0.25, 0.5, 0.75, 0.99999})
+    void laterRoundsFollowAfterTheIntervalJitteredWithinItsBounds(double u) {
+        Iterator<Double> draws = List.of(0.5, u).iterator();
+        MeshScheduler s = scheduler(0, 4, Duration.ofSeconds(8), draws::next, new AtomicLong(), List.of(SELF_GPU));
+        s.start();
+
+        timer.runLast();
+
+        assertThat(s.round()).isEqualTo(1);
+        assertThat(timer.delays).hasSize(2);
+        long next = timer.delays.getLast();
+        assertThat(next).isEqualTo((long) (1000 * (1 + 0.2 * (2 * u - 1))));
+        assertThat(next).isBetween(800L, 1200L);
+    }
+
+    @Test
+    void theTimeARoundTookIsTakenOffTheWait() {
+        AtomicLong nanos = new AtomicLong();
+        prober.onProbe = () -> nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(300));
+        discovery.set("10.0.0.2:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        MeshScheduler s = scheduler(0, 4, Duration.ofSeconds(8), () -> 0.5, nanos, List.of(SELF_GPU));
+        s.start();
+
+        timer.runLast();
+
+        assertThat(timer.delays.getLast()).isEqualTo(700L);
+    }
+
+    @Test
+    void aRoundLongerThanTheIntervalIsFollowedAtOnce() {
+        AtomicLong nanos = new AtomicLong();
+        prober.onProbe = () -> nanos.addAndGet(TimeUnit.SECONDS.toNanos(3));
+        discovery.set("10.0.0.2:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        MeshScheduler s = scheduler(0, 4, Duration.ofSeconds(8), () -> 0.5, nanos, List.of(SELF_GPU));
+        s.start();
+
+        timer.runLast();
+
+        assertThat(timer.delays.getLast()).isZero();
+    }
+
+    @Test
+    void aRoundThatThrowsDoesNotStopTheRounds() {
+        discovery.fail = true;
+        MeshScheduler s = scheduler(0, 4, Duration.ofSeconds(8), () -> 0.5, new AtomicLong(), List.of(SELF_GPU));
+        s.start();
+
+        timer.runLast();
+
+        assertThat(timer.delays).hasSize(2);
+    }
+
+    // ---- what a round does --------------------------------------------------------------------------------
+
+    @Test
+    void aRoundPushesFromEveryLocalGpuToEveryGpuOfEveryPeer() {
+        discovery.set("10.0.0.2:8080", "10.0.0.3:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0", "GPU-b1");
+        prober.agent("10.0.0.3:8080", "node-c", "GPU-c0");
+        MeshScheduler s = scheduler(0, 4, Duration.ofSeconds(8), () -> 0.5, new AtomicLong(),
+                List.of("GPU-self-0", "GPU-self-1"));
+
+        s.runRound();
+
+        assertThat(prober.probes()).containsExactlyInAnyOrder(
+                "GPU-self-0>GPU-b0", "GPU-self-0>GPU-b1", "GPU-self-1>GPU-b0", "GPU-self-1>GPU-b1",
+                "GPU-self-0>GPU-c0", "GPU-self-1>GPU-c0");
+        assertThat(prober.directions).containsOnly(Direction.PUSH);
+        assertThat(state.snapshot()).hasSize(6).allMatch(p -> p.state() == PairState.State.OK);
+        assertThat(refreshes).hasValue(1);
+        assertThat(state.lastCycle()).isEqualTo(T0);
+    }
+
+    @Test
+    void aNewPeerIsUnknownUntilItsFirstResult() {
+        discovery.set("10.0.0.2:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        MeshScheduler s = scheduler();
+        round(s);
+
+        discovery.set("10.0.0.2:8080", "10.0.0.3:8080");
+        prober.agent("10.0.0.3:8080", "node-c", "GPU-c0");
+        PairKey bc = new PairKey("node-self", SELF_GPU, "node-c", "GPU-c0");
+        assertThat(state.snapshot()).extracting(PairState::key).doesNotContain(bc);
+        Map<PairKey, PairState.State> duringProbe = new ConcurrentHashMap<>();
+        prober.onProbeOf = key -> state.snapshot().stream().filter(p -> p.key().equals(key))
+                .forEach(p -> duringProbe.put(key, p.state()));
+        round(s);
+
+        assertThat(duringProbe).containsEntry(bc, PairState.State.UNKNOWN);
+        assertThat(stateOf(bc)).isEqualTo(PairState.State.OK);
+    }
+
+    @Test
+    void selfIsSkippedEvenUnderAnotherAddress() {
+        discovery.set("10.0.0.9:8080", "10.0.0.2:8080");
+        prober.ourselves("10.0.0.9:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        MeshScheduler s = scheduler();
+
+        round(s);
+        round(s);
+
+        assertThat(prober.probes()).containsExactly("GPU-self-0>GPU-b0", "GPU-self-0>GPU-b0");
+        assertThat(state.snapshot()).extracting(p -> p.targetNode()).containsOnly("node-b");
+    }
+
+    @Test
+    void concurrentProbesAreBounded() {
+        List<String> addresses = new ArrayList<>();
+        for (int i = 2; i < 10; i++) {
+            addresses.add("10.0.0." + i + ":8080");
+            prober.agent("10.0.0." + i + ":8080", "node-" + i, "GPU-" + i);
+        }
+        discovery.set(addresses.toArray(String[]::new));
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        prober.around = () -> {
+            most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            try {
+                Thread.sleep(20); // hold the slot so that an unbounded scheduler would overlap
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            inFlight.decrementAndGet();
+        };
+        MeshScheduler s = scheduler(0, 2, Duration.ofSeconds(8), () -> 0.5, new AtomicLong(), List.of(SELF_GPU));
+
+        s.runRound();
+
+        assertThat(most.get()).isBetween(1, 2);
+        assertThat(state.snapshot()).hasSize(8).allMatch(p -> p.state() == PairState.State.OK);
+    }
+
+    // ---- unreachable peers ----------------------------------------------------------------------------------
+
+    @Test
+    void anUnreachablePeerIsTriedAgainAfter1_2_4RoundsUpToTheMaximumBackoff() {
+        discovery.set("10.0.0.3:8080");
+        MeshScheduler s = scheduler(0, 4, Duration.ofSeconds(8), () -> 0.5, new AtomicLong(), List.of(SELF_GPU));
+
+        for (int r = 0; r < 48; r++) {
+            round(s);
+        }
+
+        assertThat(prober.identifyRounds("10.0.0.3:8080"))
+                .containsExactly(1L, 2L, 4L, 8L, 16L, 24L, 32L, 40L, 48L);
+    }
+
+    @Test
+    void theBackoffEndsWhenThePeerAnswers() {
+        discovery.set("10.0.0.3:8080");
+        MeshScheduler s = scheduler(0, 4, Duration.ofSeconds(8), () -> 0.5, new AtomicLong(), List.of(SELF_GPU));
+        for (int r = 0; r < 8; r++) {
+            round(s); // attempts in rounds 1, 2, 4, 8
+        }
+        prober.agent("10.0.0.3:8080", "node-c", "GPU-c0");
+        for (int r = 0; r < 8; r++) {
+            round(s); // 9..15 skipped, 16 finds it
+        }
+        round(s);
+        round(s);
+
+        assertThat(prober.probeRounds).containsExactly(16L, 17L, 18L);
+    }
+
+    @Test
+    void aPeerDownFromTheStartShowsAsAFailedPairUnderItsAddress() {
+        discovery.set("10.0.0.3:8080");
+        MeshScheduler s = scheduler();
+
+        round(s);
+
+        PairKey key = new PairKey("node-self", SELF_GPU, "10.0.0.3:8080", PairKey.UNKNOWN_GPU);
+        assertThat(state.snapshot()).singleElement().satisfies(p -> {
+            assertThat(p.key()).isEqualTo(key);
+            assertThat(p.state()).isEqualTo(PairState.State.FAILED);
+            assertThat(p.stage()).isEqualTo("transfer");
+            assertThat(p.finding().code()).isEqualTo("PEER_UNREACHABLE");
+        });
+    }
+
+    @Test
+    void onceThatPeerAnswersNoPairRemainsUnderItsAddress() {
+        discovery.set("10.0.0.3:8080");
+        MeshScheduler s = scheduler();
+        round(s);
+        prober.agent("10.0.0.3:8080", "node-c", "GPU-c0");
+
+        round(s);
+
+        assertThat(state.snapshot()).singleElement().satisfies(p -> {
+            assertThat(p.key()).isEqualTo(new PairKey("node-self", SELF_GPU, "node-c", "GPU-c0"));
+            assertThat(p.state()).isEqualTo(PairState.State.OK);
+        });
+    }
+
+    @Test
+    void aKnownPeerThatDiesFailsUnderItsOwnNameAndRecovers() {
+        discovery.set("10.0.0.2:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        MeshScheduler s = scheduler();
+        round(s);
+        PairKey key = new PairKey("node-self", SELF_GPU, "node-b", "GPU-b0");
+        Instant firstSuccess = state.snapshot().getFirst().lastSuccess();
+
+        prober.down("10.0.0.2:8080");
+        round(s);
+        round(s);
+
+        assertThat(state.snapshot()).singleElement().satisfies(p -> {
+            assertThat(p.key()).isEqualTo(key);
+            assertThat(p.state()).isEqualTo(PairState.State.FAILED);
+            assertThat(p.finding().code()).isEqualTo("PEER_UNREACHABLE");
+            assertThat(p.lastSuccess()).isEqualTo(firstSuccess);
+        });
+
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        for (int r = 0; r < 4; r++) {
+            round(s);
+        }
+        assertThat(stateOf(key)).isEqualTo(PairState.State.OK);
+    }
+
+    // ---- departed peers -----------------------------------------------------------------------------------
+
+    @Test
+    void aPeerThatLeftDiscoveryIsForgottenAfterFiveIntervalsAndTheMaximumBackoff() {
+        discovery.set("10.0.0.2:8080", "10.0.0.3:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        prober.agent("10.0.0.3:8080", "node-c", "GPU-c0");
+        MeshScheduler s = scheduler(0, 4, Duration.ofSeconds(2), () -> 0.5, new AtomicLong(), List.of(SELF_GPU));
+        round(s);
+
+        discovery.set("10.0.0.2:8080");
+        round(s);
+        assertThat(s.tracks()).containsOnlyKeys("10.0.0.2:8080");
+        for (int r = 0; r < 5; r++) {
+            round(s); // last seen at T0; rounds at T0+1s … T0+6s; forgotten once older than 5 × 1s + 2s
+        }
+        assertThat(state.snapshot()).extracting(PairState::targetNode).containsExactlyInAnyOrder("node-b", "node-c");
+        round(s);
+        round(s);
+
+        assertThat(state.snapshot()).extracting(PairState::targetNode).containsExactly("node-b");
+    }
+
+    @Test
+    void listenersHearOfTheRoundsEndAfterDepartedPairsAreForgotten() {
+        discovery.set("10.0.0.2:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        MeshScheduler s = scheduler(0, 4, Duration.ofSeconds(1), () -> 0.5, new AtomicLong(), List.of(SELF_GPU));
+        List<Integer> pairsAtRoundEnd = new CopyOnWriteArrayList<>();
+        recorder.addListener(new ProbeRecorder.Listener() {
+            @Override
+            public void onResult(PairResult result) {
+            }
+
+            @Override
+            public void onCycleFinished() {
+                pairsAtRoundEnd.add(state.snapshot().size());
+            }
+        });
+        round(s);
+        discovery.set();
+        for (int r = 0; r < 7; r++) {
+            round(s);
+        }
+
+        assertThat(pairsAtRoundEnd).containsExactly(1, 1, 1, 1, 1, 1, 1, 0);
+        assertThat(state.lastCycle()).isEqualTo(T0.plusSeconds(7));
+    }
+
+    @Test
+    void withSubsetsAPeerStillDiscoveredIsNeverForgottenBetweenItsTurns() {
+        List<String> addresses = List.of("10.0.0.2:8080", "10.0.0.3:8080", "10.0.0.4:8080", "10.0.0.5:8080");
+        for (String a : addresses) {
+            prober.agent(a, "node-" + a.charAt(7), "GPU-" + a.charAt(7));
+        }
+        discovery.set(addresses.toArray(String[]::new));
+        MeshScheduler s = scheduler(1, 4, Duration.ofSeconds(1), () -> 0.5, new AtomicLong(), List.of(SELF_GPU));
+
+        Set<String> probedSoFar = new LinkedHashSet<>();
+        for (int r = 0; r < 80; r++) {
+            round(s);
+            probedSoFar.addAll(prober.probedTargets);
+            assertThat(state.snapshot()).as("round %d", r + 1).extracting(PairState::targetNode)
+                    .containsExactlyInAnyOrderElementsOf(probedSoFar);
+        }
+        assertThat(probedSoFar).hasSize(4);
+        assertThat(prober.probeRounds).as("one peer per round").hasSize(80);
+    }
+
+    private PairState.State stateOf(PairKey key) {
+        return state.snapshot().stream().filter(p -> p.key().equals(key)).map(PairState::state).findFirst()
+                .orElse(null);
+    }
+
+    // ---- fakes --------------------------------------------------------------------------------------------
+
+    private static final class FakeSelf implements LocalAgent {
+        static final String ID = "agent-self";
+        private final List<GpuDevice> gpus = new ArrayList<>();
+
+        FakeSelf(List<String> uuids) {
+            for (int i = 0; i < uuids.size(); i++) {
+                gpus.add(new GpuDevice(i, uuids.get(i), "NVIDIA H200", null, Map.of(), 2L << 20, null, null, null, null));
+            }
+        }
+
+        @Override
+        public String node() {
+            return "node-self";
+        }
+
+        @Override
+        public String agentId() {
+            return ID;
+        }
+
+        @Override
+        public List<GpuDevice> gpus() {
+            return gpus;
+        }
+    }
+
+    private static final class FakeDiscovery implements PeerDiscovery {
+        private volatile Set<PeerAddress> peers = Set.of();
+        volatile boolean fail;
+
+        void set(String... hostPorts) {
+            Set<PeerAddress> s = new LinkedHashSet<>();
+            for (String hp : hostPorts) {
+                s.add(PeerAddress.parse(hp, "static"));
+            }
+            peers = Collections.unmodifiableSet(s);
+        }
+
+        @Override
+        public Set<PeerAddress> peers() {
+            if (fail) {
+                throw new IllegalStateException("discovery broke");
+            }
+            return peers;
+        }
+
+        @Override
+        public List<DiscoveryStatus> statuses() {
+            return List.of();
+        }
+    }
+
+    /** Agents by address; an address without a live agent does not answer. */
+    private final class FakeProber implements MeshScheduler.PairProber {
+        private final Map<String, Prober.Peer> live = new ConcurrentHashMap<>();
+        final List<String> calls = new CopyOnWriteArrayList<>();
+        final List<Direction> directions = new CopyOnWriteArrayList<>();
+        final List<Long> probeRounds = new CopyOnWriteArrayList<>();
+        final Set<String> probedTargets = ConcurrentHashMap.newKeySet();
+        private final Map<String, List<Long>> identifyRounds = new ConcurrentHashMap<>();
+        volatile Runnable onProbe = () -> { };
+        volatile Runnable around = () -> { };
+        volatile java.util.function.Consumer<PairKey> onProbeOf = k -> { };
+        private MeshScheduler current;
+
+        void agent(String address, String node, String... gpus) {
+            agentWithId(address, node, "agent-" + node, gpus);
+        }
+
+        /** This very agent, reachable under another address (a node IP in a static list, say). */
+        void ourselves(String address) {
+            agentWithId(address, "node-self", FakeSelf.ID, SELF_GPU);
+        }
+
+        private void agentWithId(String address, String node, String id, String... gpus) {
+            List<GpuSelector.Gpu> list = new ArrayList<>();
+            for (int i = 0; i < gpus.length; i++) {
+                list.add(new GpuSelector.Gpu(i, gpus[i]));
+            }
+            live.put(address, new Prober.Peer(address, node, id, List.copyOf(list)));
+        }
+
+        void down(String address) {
+            live.remove(address);
+        }
+
+        List<Long> identifyRounds(String address) {
+            return identifyRounds.getOrDefault(address, List.of());
+        }
+
+        List<String> probes() {
+            return calls.stream().filter(c -> c.contains(">")).toList();
+        }
+
+        @Override
+        public Prober.Identification identify(String target) {
+            long round = schedulers.getLast().round();
+            identifyRounds.computeIfAbsent(target, k -> new CopyOnWriteArrayList<>()).add(round);
+            Prober.Peer p = live.get(target);
+            return p != null ? new Prober.Identification(p, null)
+                    : new Prober.Identification(null, refused());
+        }
+
+        @Override
+        public PairResult probePair(Prober.Peer peer, GpuSelector.Gpu local, GpuSelector.Gpu remote,
+                                    Direction direction, Long sizeBytes, boolean writeback) {
+            calls.add(local.uuid() + ">" + remote.uuid());
+            directions.add(direction);
+            probeRounds.add(schedulers.getLast().round());
+            probedTargets.add(peer.node());
+            onProbeOf.accept(new PairKey("node-self", local.uuid(), peer.node(), remote.uuid()));
+            onProbe.run();
+            around.run();
+            if (!live.containsKey(peer.target())) {
+                return ProbeResults.unreachable("node-self", local.uuid(), peer.target(), peer.node(), remote.uuid());
+            }
+            return ProbeResults.pass("node-self", local.uuid(), peer.node(), remote.uuid());
+        }
+
+        @Override
+        public PairResult unreachablePair(String target, Prober.Peer known, GpuSelector.Gpu local,
+                                          GpuSelector.Gpu remote, PeerCall<?> call) {
+            return ProbeResults.unreachable("node-self", local.uuid(), target, known != null ? known.node() : target,
+                    remote != null ? remote.uuid() : null);
+        }
+
+        private PeerCall<Object> refused() {
+            return new PeerCall<>(PeerCall.Kind.UNREACHABLE, null, 0, "connection refused", 1_000_000);
+        }
+    }
+
+    /** Records what the scheduler asks to run and when; runs nothing by itself. */
+    private static final class RecordingTimer extends ScheduledThreadPoolExecutor {
+        final List<Long> delays = new CopyOnWriteArrayList<>();
+        private final List<Runnable> tasks = new CopyOnWriteArrayList<>();
+
+        RecordingTimer() {
+            super(1);
+        }
+
+        @Override
+        public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+            delays.add(unit.toMillis(delay));
+            tasks.add(command);
+            return null;
+        }
+
+        void runLast() {
+            tasks.getLast().run();
+        }
+    }
+}
