@@ -88,6 +88,11 @@ public final class Prober {
             identities.remove(request.target(), known);
             Identification fresh = identify(request.target());
             if (!fresh.ok()) {
+                if (cached != null && !confirmation.mismatched()) {
+                    // The target stopped answering during the probe (no one else answered in its name): what
+                    // the probe found, releases included, is what an uncached probe would have reported.
+                    return cached;
+                }
                 return new ProbeReport(request.target(), null, Verdict.FAIL, seconds(start),
                         List.of(unreachable(request.target(), fresh.failure())));
             }
@@ -151,16 +156,25 @@ public final class Prober {
      * answer came from the node the target said it was. Only then is its identity worth remembering.
      */
     private static final class Confirmation {
-        private volatile boolean held = true;
+        private volatile boolean unanswered;
+        private volatile boolean mismatched;
 
-        void check(boolean reached) {
-            if (!reached) {
-                held = false;
+        /** {@code answered}: the call got a usable answer; {@code sameNode}: from the node the target said it was. */
+        void check(boolean answered, boolean sameNode) {
+            if (!answered) {
+                unanswered = true;
+            } else if (!sameNode) {
+                mismatched = true;
             }
         }
 
         boolean held() {
-            return held;
+            return !unanswered && !mismatched;
+        }
+
+        /** Some answer came from an agent other than the one the target said it was. */
+        boolean mismatched() {
+            return mismatched;
         }
     }
 
@@ -236,7 +250,7 @@ public final class Prober {
         PeerCall<ImportReply> reply = checked(client.postImport(peer.target(), body),
                 r -> incomplete(r.stages(), IMPORTER_STAGES));
         debug.say("POST /v1/imports on " + peer.target() + ": " + describe(reply));
-        confirmation.check(reply.ok() && peer.node().equals(reply.value().node()));
+        confirmation.check(reply.ok(), reply.ok() && peer.node().equals(reply.value().node()));
         Finding transferFinding = null;
         if (!reply.ok()) {
             stitch.add(transferFailure(reply));
@@ -283,8 +297,8 @@ public final class Prober {
                     : "the exporter's answer has neither a handle nor a failed stage";
         });
         debug.say("POST /v1/exports on " + peer.target() + ": " + describe(reply));
-        confirmation.check(reply.ok() && reply.value().exporter() != null
-                && peer.node().equals(reply.value().exporter().node()));
+        boolean named = reply.ok() && reply.value().exporter() != null;
+        confirmation.check(named, named && peer.node().equals(reply.value().exporter().node()));
         if (!reply.ok()) {
             stitch.add(transferFailure(reply));
             stitch.gap("not run: the exporter could not be asked");

@@ -151,6 +151,35 @@ class StageEngineTest {
     }
 
     @Test
+    void aSessionStuckInTheDriverIsNotTouchedByItsLaterStagesUntilTheCallReturns() throws Exception {
+        ProbeStage hanging = stage(Stage.CREATE, () -> {
+            try {
+                unblock.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, StageOutcome.ok(CuResult.SUCCESS, "created at last"));
+        ProbeSession s = session();
+        s.exporterMapping = Mapping.reserve(s.driver, 0, 2L << 20, 0).value();
+        List<StageResult> first = engine.run(s, List.of(hanging, ok(Stage.EXPORT, 0)));
+        assertThat(first.get(0).status()).isEqualTo(StageStatus.TIMEOUT);
+        assertThat(s.stuck).isEqualTo(Stage.CREATE);
+
+        // The exporter's later list (its write-back check and release) runs nothing while create is inside the driver.
+        List<StageResult> later = engine.run(s, List.of(ok(Stage.WRITEBACK, 0), new ReleaseStage()));
+        assertThat(later).allSatisfy(r -> assertThat(r.status()).isEqualTo(StageStatus.SKIPPED));
+        assertThat(later.get(1).detail()).startsWith("deferred: the create call is still inside the driver");
+        assertThat(driverCalls).doesNotContain("addressFree");
+
+        unblock.countDown();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(driverCalls).as("released on the returning thread").contains("addressFree");
+            assertThat(s.stuck).isNull();
+            assertThat(executor.stuck()).isZero();
+        });
+    }
+
+    @Test
     void aFullPoolAnswersDriverBusyWithoutRunningAnything() throws Exception {
         DriverExecutor one = new DriverExecutor(1, Duration.ofMillis(300));
         StageEngine small = new StageEngine(one);
