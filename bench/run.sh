@@ -14,6 +14,7 @@
 #              the fake driver (target/native/fake, or the copy inside the jar)
 #   --keep     keep the work folder (agent logs, the driver floor's JSON) and print where it is
 #   --sections http,micro,probe,copy,scale (default: all)   --copy-sizes 256M,1G
+#   --scale-rounds W,M   the 30 s scale run: W mesh rounds of warm-up, M intervals measured (default 2,4)
 #   --compare-jar OTHER.jar [--compare-hops N] [--compare-agent-jvm "FLAGS"]   before/after: a second pair of
 #              agents from another build (or with other JVM flags), probed alternately with this build's pair
 #              (N: the other build's driver-pool hops per probe, for its breakdown)
@@ -21,12 +22,12 @@
 #              environment for the agents (e.g. SPRING_MAIN_LAZYINITIALIZATION=true)
 #
 # On the GPU host (no Maven, no JDK; the bundle of ../shared/tools/gpu-bundle.sh, gcc, python3):
-#   J=$(bash .gpu-bundle/unpack.sh); bash bench/run.sh --java $J --jar .gpu-bundle/imexprobe.jar --out $OUT/bench-h200.json
+#   OUT=/tmp/out bash gpu/bench.sh   (it calls this script with the bundle's runtime and jar)
 # It creates IMEX channel0 there if it is missing (as root, the mknod of gpu/validate-foundation.sh).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
-quick=0; out=""; java=""; jar=""; driver=auto; keep=0; sections=""; copy_sizes=""; compare=(); agent_jvm_given=""; agent_env=""
+quick=0; out=""; java=""; jar=""; driver=auto; keep=0; sections=""; copy_sizes=""; scale_rounds=""; compare=(); agent_jvm_given=""; agent_env=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -37,6 +38,7 @@ while [ $# -gt 0 ]; do
     --keep) keep=1 ;;
     --sections) sections=$2; shift ;;
     --copy-sizes) copy_sizes=$2; shift ;;
+    --scale-rounds) scale_rounds=$2; shift ;;
     --compare-jar) compare+=(--compare-jar "$2"); shift ;;
     --compare-hops) compare+=(--compare-hops "$2"); shift ;;
     --compare-agent-jvm) compare+=(--compare-agent-jvm "$2"); shift ;;
@@ -133,6 +135,7 @@ args=(--jar "$jar" --java "$java" --work "$work" --driver-floor "$work/floor.jso
 [ "$quick" = 1 ] && args+=(--quick)
 [ -n "$sections" ] && args+=(--sections "$sections")
 [ -n "$copy_sizes" ] && args+=(--copy-sizes "$copy_sizes")
+[ -n "$scale_rounds" ] && args+=(--scale-rounds "$scale_rounds")
 [ ${#compare[@]} -gt 0 ] && args+=("${compare[@]}")
 [ -n "$agent_env" ] && args+=(--agent-env "$agent_env")
 "$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Dloader.main=dev.imexprobe.bench.Bench -cp "$jar" \

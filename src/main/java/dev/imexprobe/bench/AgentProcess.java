@@ -171,6 +171,12 @@ final class AgentProcess implements AutoCloseable {
         }
     }
 
+    /** Stops several agents at once: all get SIGTERM first, then each is waited for as {@link #close} does. */
+    static void closeAll(List<AgentProcess> agents) {
+        agents.forEach(a -> a.process.destroy());
+        agents.forEach(AgentProcess::close);
+    }
+
     /** SIGTERM (graceful: exports are released), then SIGKILL after 20 s. */
     @Override
     public void close() {

@@ -71,6 +71,7 @@ public final class Bench {
         Path compareJar = null;
         int compareHops = POOL_HOPS_PER_PUSH_PROBE;
         List<String> compareJvm = null;
+        int[] scaleRounds = {2, 4};
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
@@ -91,6 +92,13 @@ public final class Bench {
                     }
                 }
                 case "--copy-sizes" -> copySizes = value(args, ++i);
+                case "--scale-rounds" -> {
+                    String[] wm = value(args, ++i).split(",");
+                    scaleRounds = new int[] {Integer.parseInt(wm[0].trim()), Integer.parseInt(wm[1].trim())};
+                    if (scaleRounds[0] < 1 || scaleRounds[1] < 1) {
+                        throw new IllegalArgumentException("--scale-rounds needs WARMUP,MEASURED, both at least 1");
+                    }
+                }
                 case "--compare-jar" -> compareJar = Path.of(value(args, ++i)).toAbsolutePath();
                 case "--compare-hops" -> compareHops = Integer.parseInt(value(args, ++i));
                 case "--compare-agent-jvm" -> compareJvm = Arrays.stream(value(args, ++i).trim().split("\\s+"))
@@ -131,7 +139,7 @@ public final class Bench {
         AgentProcess[] early = quick && sections.contains("probe") ? ProbeLatency.startPair(s, s.jar(), "", env) : null;
         if (sections.contains("http")) {
             progress("HTTP floor");
-            http = HttpFloor.run(json, quick ? 100 : 2000, quick ? 300 : 5000);
+            http = HttpFloor.run(json, quick ? 50 : 2000, quick ? 150 : 5000);
             figures.put("httpFloor", http);
         }
         if (sections.contains("micro")) {
@@ -173,14 +181,11 @@ public final class Bench {
                     }
                 }
             } finally {
-                for (AgentProcess p : pair) {
-                    p.close();
-                }
+                List<AgentProcess> all = new ArrayList<>(List.of(pair));
                 if (other != null) {
-                    for (AgentProcess p : other) {
-                        p.close();
-                    }
+                    all.addAll(List.of(other));
                 }
+                AgentProcess.closeAll(all);
             }
         }
         if (probe != null && floor != null && http != null) {
@@ -195,13 +200,15 @@ public final class Bench {
         if (sections.contains("scale")) {
             List<Map<String, Object>> runs = new ArrayList<>();
             if (!quick) {
-                progress("scale: 71 peers, 30 s interval, 4 intervals measured (about 3 minutes)");
-                runs.add(new ScaleRun(driver, json).run(s, env, new ScaleRun.Plan(71, Duration.ofSeconds(30), 2, 4, 30)));
+                progress("scale: 71 peers, 30 s interval, " + scaleRounds[0] + " rounds of warm-up, " + scaleRounds[1]
+                        + " intervals measured (about " + (scaleRounds[0] + scaleRounds[1] + 1) / 2 + " minutes)");
+                runs.add(new ScaleRun(driver, json).run(s, env, new ScaleRun.Plan(71, Duration.ofSeconds(30),
+                        scaleRounds[0], scaleRounds[1], 30, false)));
             }
             Duration compressed = Duration.ofSeconds(quick ? 2 : 3);
             progress("scale: 71 peers, interval compressed to " + compressed.toSeconds() + " s");
             runs.add(new ScaleRun(driver, json).run(s, env, new ScaleRun.Plan(71, compressed, quick ? 1 : 3,
-                    quick ? 2 : 5, quick ? 5 : 30)));
+                    quick ? 2 : 5, quick ? 3 : 30, false)));
             if (floor != null) {
                 runs.forEach(r -> driverShare(r, floor));
             }
@@ -433,11 +440,16 @@ public final class Bench {
                     .get("oneHopPerStageMs")).doubleValue()) + " vs " + ms(((Number) hops.get("oneHopForAllMs"))
                     .doubleValue()), "", "info"));
         }
-        if (micro != null && micro.get("metrics") instanceof Map<?, ?> mm) {
-            rows.add(new Row("metrics in one JVM: record a result / render " + mm.get("series") + " series",
-                    String.format(Locale.ROOT, "%.0f us / %.1f ms, %s of %s scrapes failed while recording",
-                            ((Number) mm.get("recordOneResultUs")).doubleValue(), ((Number) mm.get("scrapeMs")).doubleValue(),
-                            mm.get("scrapesFailedWhileRecording"), mm.get("scrapesWhileRecording")), "", "info"));
+        if (micro != null && micro.get("metrics") instanceof Map<?, ?> all) {
+            for (Map.Entry<?, ?> e : all.entrySet()) {
+                Map<?, ?> mm = (Map<?, ?>) e.getValue();
+                rows.add(new Row("metrics in one JVM, 71 pairs" + ("pairLabels".equals(e.getKey())
+                        ? ", stage series per pair (opt-in)" : ", as shipped") + ": record a result / render "
+                        + mm.get("series") + " series", String.format(Locale.ROOT,
+                        "%.0f us / %.1f ms, %s of %s scrapes failed while recording",
+                        ((Number) mm.get("recordOneResultUs")).doubleValue(), ((Number) mm.get("scrapeMs")).doubleValue(),
+                        mm.get("scrapesFailedWhileRecording"), mm.get("scrapesWhileRecording")), "", "info"));
+            }
         }
         Map<String, Object> copy = (Map<String, Object>) f.get("copy");
         if (copy != null) {

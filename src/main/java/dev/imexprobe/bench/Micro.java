@@ -70,9 +70,9 @@ final class Micro {
 
     /** Median microseconds per call of {@code op}. */
     double time(Op op, int perBatch) throws Exception {
-        int batches = quick ? 7 : 60;
+        int batches = quick ? 5 : 60;
         Object sink = null;
-        for (int i = 0; i < perBatch * (quick ? 3 : 20); i++) {
+        for (int i = 0; i < perBatch * (quick ? 2 : 20); i++) {
             sink = op.run();
         }
         double[] us = new double[batches];
@@ -182,16 +182,25 @@ final class Micro {
     }
 
     /**
-     * The agent's metrics with per-pair labels for 71 pairs, in this JVM (no HTTP): what recording one result
-     * costs (the mesh records 71 per interval), and what rendering /actuator/prometheus costs; plus how many
-     * scrapes failed while results were being recorded from another thread, as happens in a running agent.
+     * The agent's metrics for 71 pairs in this JVM (no HTTP), as the chart ships them (pair gauges and probe
+     * counters; stage series without pair labels) and with {@code imexprobe.metrics.pairs=true} (stage counters
+     * and histograms per pair): what recording one result costs (the mesh records 71 per interval), what
+     * rendering /actuator/prometheus costs, and how many scrapes failed while results were being recorded from
+     * another thread, as happens in a running agent.
      */
     private Map<String, Object> metrics(NodeReport node, PairResult template) throws Exception {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("default", metrics(node, template, false));
+        m.put("pairLabels", metrics(node, template, true));
+        return m;
+    }
+
+    private Map<String, Object> metrics(NodeReport node, PairResult template, boolean pairLabels) throws Exception {
         Map<String, Object> m = new LinkedHashMap<>();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         MeshState mesh = new MeshState(Clock.systemUTC());
         ProbeRecorder recorder = new ProbeRecorder(mesh);
-        ImexprobeMetrics metrics = new ImexprobeMetrics(() -> node, mesh, () -> 71, true, "bench");
+        ImexprobeMetrics metrics = new ImexprobeMetrics(() -> node, mesh, () -> 71, pairLabels, "bench");
         metrics.bindTo(registry);
         recorder.addListener(metrics);
         List<PairResult> pairs = new ArrayList<>();
@@ -207,6 +216,7 @@ final class Micro {
         }, 71));
         String text = registry.scrape();
         m.put("series", text.lines().filter(l -> !l.startsWith("#") && !l.isBlank()).count());
+        m.put("bytes", text.length());
         m.put("scrapeMs", Stats.round(time(registry::scrape, 1) / 1e3));
         // Scrapes while another thread records results, as the mesh does during a round.
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
@@ -218,7 +228,7 @@ final class Micro {
         });
         int failures = 0;
         String failure = null;
-        int scrapes = quick ? 10 : 100;
+        int scrapes = quick ? 3 : 100;
         try {
             for (int i = 0; i < scrapes; i++) {
                 try {

@@ -49,7 +49,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * project's Importer on the same driver as the agent), and each pushes one real export into the agent per
  * interval (ExportRegistry + PeerClient, signed, write-back checked), at a random point of the interval.
  * Measured on the agent only: CPU share (process CPU time / wall), RSS, /actuator/prometheus with the per-pair
- * series, and start to ready.
+ * series (the pair gauges and probe counters; stage series with pair labels only when the plan asks, as
+ * {@code imexprobe.metrics.pairs=true} does), and start to ready.
  */
 final class ScaleRun {
 
@@ -61,7 +62,7 @@ final class ScaleRun {
      * What to run: peers, the mesh interval, how many whole rounds to let pass before measuring (JIT, first
      * identification of every peer), how many whole intervals to measure, how many scrapes.
      */
-    record Plan(int peers, Duration interval, int warmupRounds, int intervals, int scrapes) {
+    record Plan(int peers, Duration interval, int warmupRounds, int intervals, int scrapes, boolean pairLabels) {
     }
 
     private final CudaDriver driver;
@@ -76,6 +77,7 @@ final class ScaleRun {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("peers", plan.peers());
         m.put("intervalSeconds", plan.interval().toMillis() / 1000.0);
+        m.put("stagePairLabels", plan.pairLabels());
         m.put("topology", NODES + " nodes × " + GPUS_PER_NODE + " GPUs, one agent per GPU; this agent is node 0 GPU 0");
         Simulator sim = new Simulator(plan.peers());
         try (sim; DriverExecutor pool = new DriverExecutor(16, Duration.ofSeconds(5))) {
@@ -84,7 +86,8 @@ final class ScaleRun {
             agentEnv.put("IMEXPROBE_NODE_NAME", nodeName(0));
             agentEnv.put("IMEXPROBE_AUTH_TOKEN", TOKEN);
             agentEnv.put("IMEXPROBE_PEERS_STATIC", String.join(",", sim.addresses()));
-            agentEnv.put("IMEXPROBE_METRICS_PAIRS", "true");
+            // The chart's default is false: the pair gauges and probe counters carry the pair, the stage series do not.
+            agentEnv.put("IMEXPROBE_METRICS_PAIRS", Boolean.toString(plan.pairLabels()));
             agentEnv.put("IMEXPROBE_MESH_INTERVAL", plan.interval().toMillis() + "ms");
             try (AgentProcess agent = AgentProcess.start("scale-" + plan.interval().toSeconds() + "s", s.java(), s.jar(),
                     s.agentJvm(), agentEnv, AgentProcess.freePort(), s.work())) {
