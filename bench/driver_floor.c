@@ -176,15 +176,25 @@ static double cpu_ms(void) {
     return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
 }
 
+/* The system (kernel) part of it. */
+static double sys_ms(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_stime.tv_sec * 1e3 + u.ru_stime.tv_usec / 1e3;
+}
+
 /* ---- the importer process ----------------------------------------------------------------------------- */
 
 static void importer(int in, int out, int ordinal, size_t size) {
     open_driver(ordinal);
     CUmemAccessDesc access = rw_access(ordinal);
     struct offer o;
-    double cpu_start = 0;
+    double cpu_start = 0, sys_start = 0;
     while (read_all(in, &o, sizeof o) && !o.stop) {
-        if (o.first_measured) cpu_start = cpu_ms();
+        if (o.first_measured) {
+            cpu_start = cpu_ms();
+            sys_start = sys_ms();
+        }
         double t[IMPORTER_STAGES];
         CUresult rc;
         CUmemGenericAllocationHandle h;
@@ -212,8 +222,8 @@ static void importer(int in, int out, int ordinal, size_t size) {
         memcpy(t, got, sizeof t);
         write_all(out, t, sizeof t);
     }
-    double cpu = cpu_ms() - cpu_start;
-    write_all(out, &cpu, sizeof cpu);
+    double cpu[2] = {cpu_ms() - cpu_start, sys_ms() - sys_start};
+    write_all(out, cpu, sizeof cpu);
     exit(0);
 }
 
@@ -281,9 +291,12 @@ int main(int argc, char **argv) {
     for (int s = 0; s < S_COUNT; s++) samples[s] = calloc((size_t)iterations, sizeof(double));
     double *total = calloc((size_t)iterations, sizeof(double));
     uint64_t seed = (uint64_t)now_ms() * 0x9E3779B97F4A7C15ULL;
-    double cpu_start = 0;
+    double cpu_start = 0, sys_start = 0;
     for (int it = -warmup; it < iterations; it++) {
-        if (it == 0) cpu_start = cpu_ms();
+        if (it == 0) {
+            cpu_start = cpu_ms();
+            sys_start = sys_ms();
+        }
         double t[S_COUNT];
         CUmemGenericAllocationHandle h;
         CUdeviceptr ptr;
@@ -330,13 +343,13 @@ int main(int argc, char **argv) {
         }
         total[it] = sum;
     }
-    double exporter_cpu = cpu_ms() - cpu_start;
+    double exporter_cpu = cpu_ms() - cpu_start, exporter_sys = sys_ms() - sys_start;
     struct offer stop;
     memset(&stop, 0, sizeof stop);
     stop.stop = 1;
     write_all(to_imp[1], &stop, sizeof stop);
-    double importer_cpu = 0;
-    if (!read_all(from_imp[0], &importer_cpu, sizeof importer_cpu)) importer_cpu = -1;
+    double importer[2] = {-1, -1};
+    if (!read_all(from_imp[0], importer, sizeof importer)) importer[0] = importer[1] = -1;
     int status = 0;
     waitpid(child, &status, 0);
     FILE *f = out_path ? fopen(out_path, "w") : stdout;
@@ -346,8 +359,9 @@ int main(int argc, char **argv) {
             iterations, warmup);
     fprintf(f, "  \"library\": \"%s\",\n  \"fake\": %s,\n", r->cuda_library ? r->cuda_library : "",
             r->fake_info ? "true" : "false");
-    fprintf(f, "  \"cpuMsPerIteration\": {\"exporter\": %.6f, \"importer\": %.6f},\n", exporter_cpu / iterations,
-            importer_cpu / iterations);
+    fprintf(f, "  \"cpuMsPerIteration\": {\"exporter\": %.6f, \"importer\": %.6f, \"exporterSystem\": %.6f, "
+            "\"importerSystem\": %.6f},\n", exporter_cpu / iterations, importer[0] / iterations,
+            exporter_sys / iterations, importer[1] / iterations);
     fprintf(f, "  \"stages\": {\n");
     for (int s = 0; s < S_COUNT; s++) print_stats(f, "    ", stage_names[s], samples[s], iterations, s == S_COUNT - 1);
     fprintf(f, "  },\n");

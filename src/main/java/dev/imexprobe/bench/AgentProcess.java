@@ -123,10 +123,16 @@ final class AgentProcess implements AutoCloseable {
 
     /** User + system CPU seconds of the whole process so far (threads that ended included). */
     double cpuSeconds() throws IOException {
+        double[] us = cpuUserSystemSeconds();
+        return us[0] + us[1];
+    }
+
+    /** User and system CPU seconds of the whole process so far. */
+    double[] cpuUserSystemSeconds() throws IOException {
         String stat = Files.readString(Path.of("/proc/" + pid() + "/stat"));
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         // after "pid (comm) ": state is field 3; utime and stime are fields 14 and 15 → indices 11 and 12 here
-        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) CLOCK_TICKS;
+        return new double[] {Long.parseLong(f[11]) / (double) CLOCK_TICKS, Long.parseLong(f[12]) / (double) CLOCK_TICKS};
     }
 
     /** VmRSS and VmHWM in MiB. */

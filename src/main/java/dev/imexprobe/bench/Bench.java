@@ -141,11 +141,13 @@ public final class Bench {
             progress("HTTP floor");
             http = HttpFloor.run(json, quick ? 50 : 2000, quick ? 150 : 5000);
             figures.put("httpFloor", http);
+            save(json, outFile, figures, true);
         }
         if (sections.contains("micro")) {
             progress("micro-measurements");
             micro = new Micro(driver, json, quick).run();
             figures.put("micro", micro);
+            save(json, outFile, figures, true);
         }
         if (sections.contains("probe")) {
             int warmup = quick ? 20 : 200;
@@ -171,6 +173,7 @@ public final class Bench {
                 Map<String, Object> pf = ProbeLatency.figures(probe);
                 pf.put("readySeconds", List.of(Stats.round(pair[0].readySeconds()), Stats.round(pair[1].readySeconds())));
                 figures.put("probe", pf);
+                save(json, outFile, figures, true);
                 if (other != null) {
                     Map<String, Object> cf = ProbeLatency.figures(samples.get(1));
                     cf.put("jar", String.valueOf(compareJar != null ? compareJar : s.jar()));
@@ -193,9 +196,10 @@ public final class Bench {
         }
         if (sections.contains("copy")) {
             List<Long> sizes = CopyBandwidth.parseSizes(copySizes != null ? copySizes
-                    : fake ? (quick ? "16M" : "64M,256M") : (quick ? "256M" : "256M,1G"));
+                    : fake ? (quick ? "16M" : "16M,64M") : (quick ? "256M" : "256M,1G"));
             progress("copy bandwidth " + sizes);
             figures.put("copy", new CopyBandwidth(driver, json).run(s, sizes, quick ? 2 : 5, quick ? 3 : 7));
+            save(json, outFile, figures, true);
         }
         if (sections.contains("scale")) {
             List<Map<String, Object>> runs = new ArrayList<>();
@@ -204,6 +208,8 @@ public final class Bench {
                         + " intervals measured (about " + (scaleRounds[0] + scaleRounds[1] + 1) / 2 + " minutes)");
                 runs.add(new ScaleRun(driver, json).run(s, env, new ScaleRun.Plan(71, Duration.ofSeconds(30),
                         scaleRounds[0], scaleRounds[1], 30, false)));
+                figures.put("scale", runs);
+                save(json, outFile, figures, true);
             }
             Duration compressed = Duration.ofSeconds(quick ? 2 : 3);
             progress("scale: 71 peers, interval compressed to " + compressed.toSeconds() + " s");
@@ -213,6 +219,9 @@ public final class Bench {
                 runs.forEach(r -> driverShare(r, floor));
             }
             figures.put("scale", runs);
+            if (runs.size() == 2) {
+                figures.put("domain576", domainEstimate(runs.get(0), runs.get(1)));
+            }
         }
         figures.put("loadAverageAtEnd", loadAverage());
         List<Row> rows = table(figures, fake, quick, readies);
@@ -227,14 +236,31 @@ public final class Bench {
         }
         figures.put("table", goals);
         print(rows, out, fake, quick);
+        save(json, outFile, figures, false);
+        out.println("figures: " + outFile);
+        return 0;
+    }
+
+    /**
+     * Writes the figures so far; {@code partial} marks a file written between sections, so that a run cut short
+     * (a GPU lease running out) keeps what it measured.
+     */
+    private static void save(JsonMapper json, Path outFile, Map<String, Object> figures, boolean partial)
+            throws IOException {
+        Map<String, Object> doc = figures;
+        if (partial) {
+            doc = new LinkedHashMap<>(figures);
+            doc.put("partial", "written after a section; the run had not finished");
+        }
         Path parent = outFile.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        Files.writeString(outFile, json.rebuild().enable(SerializationFeature.INDENT_OUTPUT).build()
-                .writeValueAsString(figures) + "\n");
-        out.println("figures: " + outFile);
-        return 0;
+        Path tmp = outFile.resolveSibling(outFile.getFileName() + ".tmp");
+        Files.writeString(tmp, json.rebuild().enable(SerializationFeature.INDENT_OUTPUT).build()
+                .writeValueAsString(doc) + "\n");
+        Files.move(tmp, outFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
     private static String value(String[] args, int i) {
@@ -338,6 +364,21 @@ public final class Bench {
         parts.put("nodeDocumentRoundTripMs", Stats.round(nodeDoc));
         parts.put("poolHopsPerProbe", hops);
         m.put("partsMs", parts);
+        // CPU, not wall: what both agents burnt per probe against what the C floor's two processes burnt.
+        double agentsCpu = p.cpuMsPerProbe()[0] + p.cpuMsPerProbe()[1];
+        double floorCpu = floor.path("cpuMsPerIteration").path("exporter").asDouble(Double.NaN)
+                + floor.path("cpuMsPerIteration").path("importer").asDouble(Double.NaN);
+        Map<String, Object> cpu = new LinkedHashMap<>();
+        cpu.put("agentsMs", Stats.round(agentsCpu));
+        cpu.put("driverFloorMs", Stats.round(floorCpu));
+        cpu.put("beyondTheFloorMs", Stats.round(agentsCpu - floorCpu));
+        double agentsSys = p.cpuMsPerProbe()[3] + p.cpuMsPerProbe()[4];
+        double floorSys = floor.path("cpuMsPerIteration").path("exporterSystem").asDouble(Double.NaN)
+                + floor.path("cpuMsPerIteration").path("importerSystem").asDouble(Double.NaN);
+        cpu.put("agentsSystemMs", Stats.round(agentsSys));
+        cpu.put("driverFloorSystemMs", Stats.round(floorSys));
+        cpu.put("clientMs", Stats.round(p.cpuMsPerProbe()[2]));
+        m.put("cpuPerProbe", cpu);
         String largest = null;
         double max = -1;
         for (Map.Entry<String, Object> e : shares.entrySet()) {
@@ -370,6 +411,43 @@ public final class Bench {
         r.put("driverCpuSecondsByTheFloor", Stats.round(driverSeconds));
         r.put("cpuShareWithoutDriverWork", Stats.round(Math.max(0, agentSeconds - driverSeconds) / window));
         r.put("agentCpuMsPerExchange", Stats.round(agentSeconds * 1e3 / Math.max(1, out + in)));
+    }
+
+    /**
+     * The agent's CPU as idle share + exchanges per second × CPU per exchange, fitted through the two scale runs
+     * (30 s and compressed), and what that gives for one agent of a 576-GPU domain (one agent per GPU) probing k
+     * peers per 30 s round chosen by rendezvous hashing, and so probed by about k: 2k exchanges per interval.
+     */
+    static Map<String, Object> domainEstimate(Map<String, Object> slow, Map<String, Object> fast) {
+        double rateA = exchanges(slow) / num(slow, "windowSeconds");
+        double rateB = exchanges(fast) / num(fast, "windowSeconds");
+        double shareA = num(slow, "cpuShare");
+        double shareB = num(fast, "cpuShare");
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("method", "cpuShare = idle + exchangesPerSecond x cpuPerExchange through the two scale runs; one agent "
+                + "per GPU, k peers per 30 s round out and about k in");
+        if (!(rateB > rateA) || !Double.isFinite(shareA) || !Double.isFinite(shareB)) {
+            m.put("skipped", "the two scale runs do not differ in rate");
+            return m;
+        }
+        double perExchange = (shareB - shareA) / (rateB - rateA);
+        double idle = shareA - rateA * perExchange;
+        m.put("cpuMsPerExchange", Stats.round(perExchange * 1e3));
+        m.put("idleShare", Stats.round(idle));
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (int k : new int[] {575, 71, 32, 16, 8}) {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("peersPerRound", k);
+            r.put("exchangesPer30s", 2 * k);
+            r.put("cpuShare", Stats.round(Math.max(0, idle) + 2.0 * k / 30 * perExchange));
+            rows.add(r);
+        }
+        m.put("subsets", rows);
+        return m;
+    }
+
+    private static double exchanges(Map<String, Object> run) {
+        return num(run, "outboundProbesInWindow") + num(run, "inboundPushesInWindow");
     }
 
     @SuppressWarnings("unchecked")
@@ -434,6 +512,14 @@ public final class Bench {
             rows.add(new Row("largest share of a probe", largest + ": " + ms(v) + String.format(Locale.ROOT, " (%.0f%%)",
                     100 * v / wallMs), "", "info"));
         }
+        if (breakdown != null && breakdown.get("cpuPerProbe") instanceof Map<?, ?> cpu) {
+            rows.add(new Row("CPU per probe: both agents / the C floor's two processes", String.format(Locale.ROOT,
+                    "%.2f ms / %.2f ms, of it system %.2f / %.2f; client %.2f ms", ((Number) cpu.get("agentsMs"))
+                    .doubleValue(), ((Number) cpu.get("driverFloorMs")).doubleValue(), ((Number) cpu.get("agentsSystemMs"))
+                    .doubleValue(), ((Number) cpu.get("driverFloorSystemMs")).doubleValue(),
+                    ((Number) cpu.get("clientMs")).doubleValue()),
+                    "", "info"));
+        }
         Map<String, Object> micro = (Map<String, Object>) f.get("micro");
         if (micro != null && micro.get("importerStages") instanceof Map<?, ?> hops && hops.get("savedMs") != null) {
             rows.add(new Row("importer's 7 stages: a pool hop each vs one hop (same process)", ms(((Number) hops
@@ -488,6 +574,17 @@ public final class Bench {
                 rows.add(new Row("agent start → ready" + tag, String.format(Locale.ROOT, "%.2f s", ready), "≤ 3 s",
                         ready <= 3 ? "pass" : "MISS"));
             }
+        }
+        Map<String, Object> domain = (Map<String, Object>) f.get("domain576");
+        if (domain != null && domain.get("subsets") instanceof List<?> subsets) {
+            StringBuilder v = new StringBuilder();
+            for (Object o : subsets) {
+                Map<String, Object> r = (Map<String, Object>) o;
+                v.append(v.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "k=%s %.1f%%", r.get("peersPerRound"),
+                        100 * ((Number) r.get("cpuShare")).doubleValue()));
+            }
+            rows.add(new Row("estimate: agent CPU in a 576-GPU domain, k peers per 30 s round", v.toString(), "≤ 5%",
+                    "estimate"));
         }
         if (!readies.isEmpty()) {
             rows.add(new Row("start → ready of the two latency agents (started together)", readies.stream()

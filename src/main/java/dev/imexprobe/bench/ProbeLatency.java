@@ -28,7 +28,7 @@ final class ProbeLatency {
 
     /** Per-probe samples, milliseconds. */
     record Samples(double[] wall, double[] server, Map<Stage, double[]> stages, double[] node, int failures,
-                   List<String> failureSamples) {
+                   List<String> failureSamples, double[] cpuMsPerProbe) {
 
         double[] stageSum(boolean withTransfer) {
             double[] out = new double[wall.length];
@@ -103,8 +103,17 @@ final class ProbeLatency {
             stages.add(st);
             failureSamples.add(new ArrayList<>());
         }
+        double[][] cpu0 = new double[k][];
+        double[][] cpuMs = new double[k][];
+        long clientCpu0 = 0;
         try (client) {
             for (int i = -warmup; i < n; i++) {
+                if (i == 0) {
+                    for (int p = 0; p < k; p++) {
+                        cpu0[p] = cpuOf(pairs.get(p));
+                    }
+                    clientCpu0 = processCpuNanos();
+                }
                 for (int j = 0; j < k; j++) {
                     int p = Math.floorMod(i, 2) == 0 ? j : k - 1 - j;
                     long t = System.nanoTime();
@@ -132,6 +141,21 @@ final class ProbeLatency {
                     }
                 }
             }
+            // CPU per measured probe: agent a (exporter, prober), agent b (importer), and this client (shared by
+            // the pairs when there are several).
+            double clientMs = (processCpuNanos() - clientCpu0) / 1e6 / n / k;
+            for (int p = 0; p < k; p++) {
+                double[] c1 = cpuOf(pairs.get(p));
+                double[] c = new double[5];
+                for (int j = 0; j < 4; j++) {
+                    c[j < 2 ? j : j + 1] = (c1[j] - cpu0[p][j]) * 1e3 / n;
+                }
+                // [a total, b total, client, a system, b system]
+                c[0] += c[3];
+                c[1] += c[4];
+                c[2] = clientMs;
+                cpuMs[p] = c;
+            }
             // The identity query a probe may make: b's /v1/node over a kept-alive connection.
             for (int i = -Math.min(warmup, 20); i < n; i++) {
                 for (int p = 0; p < k; p++) {
@@ -150,9 +174,21 @@ final class ProbeLatency {
         }
         List<Samples> out = new ArrayList<>();
         for (int p = 0; p < k; p++) {
-            out.add(new Samples(wall[p], server[p], stages.get(p), nodeMs[p], failures[p], failureSamples.get(p)));
+            out.add(new Samples(wall[p], server[p], stages.get(p), nodeMs[p], failures[p], failureSamples.get(p),
+                    cpuMs[p]));
         }
         return out;
+    }
+
+    /** a user, b user, a system, b system (seconds). */
+    private static double[] cpuOf(AgentProcess[] pair) throws IOException {
+        double[] a = pair[0].cpuUserSystemSeconds();
+        double[] b = pair[1].cpuUserSystemSeconds();
+        return new double[] {a[0], b[0], a[1], b[1]};
+    }
+
+    private static long processCpuNanos() {
+        return ProcessHandle.current().info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L);
     }
 
     static Map<String, Object> figures(Samples s) {
@@ -168,6 +204,14 @@ final class ProbeLatency {
         s.stages().forEach((k, v) -> st.put(k.label(), Stats.of(v).figures()));
         m.put("stages", st);
         m.put("nodeDocument", Stats.of(s.node()).figures());
+        Map<String, Object> cpu = new LinkedHashMap<>();
+        cpu.put("exporterAgent", Stats.round(s.cpuMsPerProbe()[0]));
+        cpu.put("importerAgent", Stats.round(s.cpuMsPerProbe()[1]));
+        cpu.put("exporterAgentSystem", Stats.round(s.cpuMsPerProbe()[3]));
+        cpu.put("importerAgentSystem", Stats.round(s.cpuMsPerProbe()[4]));
+        cpu.put("client", Stats.round(s.cpuMsPerProbe()[2]));
+        cpu.put("note", "process CPU time (user + system, /proc, 10 ms ticks) over the measured probes / probes");
+        m.put("cpuMsPerProbe", cpu);
         return m;
     }
 }

@@ -103,7 +103,7 @@ final class ScaleRun {
                 }
                 long imports0 = sim.importsServed.get();
                 long pushes0 = sim.pushesOk.get();
-                double cpu0 = agent.cpuSeconds();
+                double[] cpu0 = agent.cpuUserSystemSeconds();
                 long t0 = System.nanoTime();
                 long end = t0 + plan.interval().multipliedBy(plan.intervals()).toNanos();
                 List<Double> rss = new ArrayList<>();
@@ -111,13 +111,15 @@ final class ScaleRun {
                     Thread.sleep(Math.min(500, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
                     rss.add(agent.memoryMiB()[0]);
                 }
-                double cpu1 = agent.cpuSeconds();
+                double[] cpu1 = agent.cpuUserSystemSeconds();
                 long t1 = System.nanoTime();
                 double wall = (t1 - t0) / 1e9;
                 double[] mem = agent.memoryMiB();
                 m.put("windowSeconds", Stats.round(wall));
-                m.put("agentCpuSeconds", Stats.round(cpu1 - cpu0));
-                m.put("cpuShare", Stats.round((cpu1 - cpu0) / wall));
+                double cpu = cpu1[0] + cpu1[1] - cpu0[0] - cpu0[1];
+                m.put("agentCpuSeconds", Stats.round(cpu));
+                m.put("agentSystemCpuSeconds", Stats.round(cpu1[1] - cpu0[1]));
+                m.put("cpuShare", Stats.round(cpu / wall));
                 m.put("outboundProbesInWindow", sim.importsServed.get() - imports0);
                 m.put("inboundPushesInWindow", sim.pushesOk.get() - pushes0);
                 m.put("outboundFailed", sim.importsFailed.get());

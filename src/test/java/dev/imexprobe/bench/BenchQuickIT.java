@@ -62,6 +62,7 @@ class BenchQuickIT {
 
         JsonNode f = JsonMapper.builder().build().readTree(out.toFile());
         assertThat(f.path("machine").path("quick").asBoolean()).isTrue();
+        assertThat(f.has("partial")).as("the final file, not one written between sections").isFalse();
         assertThat(f.path("machine").path("cpus").asInt()).isPositive();
         JsonNode floor = f.path("driverFloor");
         assertThat(floor.path("fake").asBoolean()).isTrue();
