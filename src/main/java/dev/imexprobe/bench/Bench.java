@@ -62,6 +62,7 @@ public final class Bench {
         Path outFile = null;
         Path jar = null;
         Path floorFile = null;
+        List<String> floorCommand = null;
         Path work = null;
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> agentJvm = List.of();
@@ -79,6 +80,8 @@ public final class Bench {
                 case "--jar" -> jar = Path.of(value(args, ++i));
                 case "--java" -> java = value(args, ++i);
                 case "--driver-floor" -> floorFile = Path.of(value(args, ++i));
+                case "--driver-floor-command" -> floorCommand = Arrays.stream(value(args, ++i).trim().split("\\s+"))
+                        .filter(f -> !f.isEmpty()).toList();
                 case "--work" -> work = Path.of(value(args, ++i));
                 case "--agent-jvm" -> agentJvm = Arrays.stream(value(args, ++i).trim().split("\\s+"))
                         .filter(s -> !s.isEmpty()).toList();
@@ -124,7 +127,8 @@ public final class Bench {
         if (!agentEnv.isEmpty()) {
             figures.put("agentEnv", agentEnv);
         }
-        JsonNode floor = floorFile != null && Files.exists(floorFile) ? json.readTree(floorFile.toFile()) : null;
+        JsonNode floorBefore = floorFile != null && Files.exists(floorFile) ? json.readTree(floorFile.toFile()) : null;
+        JsonNode floor = floorBefore;
         figures.put("driverFloor", floor);
         Map<String, String> env = new LinkedHashMap<>();
         env.put("IMEXPROBE_AUTH_TOKEN", ScaleRun.TOKEN);
@@ -191,6 +195,13 @@ public final class Bench {
                 AgentProcess.closeAll(all);
             }
         }
+        if (probe != null && floorBefore != null && floorCommand != null) {
+            progress("driver floor, after the probes");
+            JsonNode after = runFloor(json, floorCommand, s.work().resolve("floor-after.json"));
+            floor = DriverFloor.combine(json, floorBefore, after);
+            figures.put("driverFloor", floor);
+            save(json, outFile, figures, true);
+        }
         if (probe != null && floor != null && http != null) {
             figures.put("breakdown", breakdown(probe, floor, http, micro, POOL_HOPS_PER_PUSH_PROBE));
         }
@@ -216,7 +227,8 @@ public final class Bench {
             runs.add(new ScaleRun(driver, json).run(s, env, new ScaleRun.Plan(71, compressed, quick ? 1 : 3,
                     quick ? 2 : 5, quick ? 3 : 30, false)));
             if (floor != null) {
-                runs.forEach(r -> driverShare(r, floor));
+                JsonNode measured = floor;
+                runs.forEach(r -> driverShare(r, measured));
             }
             figures.put("scale", runs);
             if (runs.size() == 2) {
@@ -261,6 +273,22 @@ public final class Bench {
                 .writeValueAsString(doc) + "\n");
         Files.move(tmp, outFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                 java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Runs bench/driver_floor (built by bench/run.sh) again, with the environment this JVM got. */
+    private static JsonNode runFloor(JsonMapper json, List<String> command, Path out) throws Exception {
+        List<String> cmd = new ArrayList<>(command);
+        cmd.add("--out");
+        cmd.add(out.toString());
+        Process p = AgentProcess.track(new ProcessBuilder(cmd).inheritIO().start());
+        try {
+            if (p.waitFor() != 0) {
+                throw new IOException("the driver floor failed the second time (exit " + p.exitValue() + ")");
+            }
+        } finally {
+            AgentProcess.untrack(p);
+        }
+        return json.readTree(out.toFile());
     }
 
     private static String value(String[] args, int i) {
@@ -472,8 +500,12 @@ public final class Bench {
         Map<String, Object> probe = (Map<String, Object>) f.get("probe");
         double floorP50 = floor == null ? Double.NaN : floor.path("total").path("p50").asDouble();
         if (floor != null) {
+            JsonNode runs = floor.path("runs");
+            String both = runs.size() == 2 ? String.format(Locale.ROOT, " (p50 before the probes %.3f, after %.3f)",
+                    runs.get(0).path("total").path("p50").asDouble(), runs.get(1).path("total").path("p50").asDouble())
+                    : "";
             rows.add(new Row("driver floor p50 / p99 (C, 2 processes)", ms(floorP50) + " / "
-                    + ms(floor.path("total").path("p99").asDouble()) + String.format(Locale.ROOT,
+                    + ms(floor.path("total").path("p99").asDouble()) + both + String.format(Locale.ROOT,
                     "; CPU %.2f + %.2f ms", floor.path("cpuMsPerIteration").path("exporter").asDouble(),
                     floor.path("cpuMsPerIteration").path("importer").asDouble()), "", "info"));
         }

@@ -67,6 +67,14 @@ class BenchQuickIT {
         JsonNode floor = f.path("driverFloor");
         assertThat(floor.path("fake").asBoolean()).isTrue();
         assertPercentiles("driver floor", floor.path("total"));
+        // Run before and after the probes; the floor the ratio uses is their mean.
+        assertThat(floor.path("runs").size()).isEqualTo(2);
+        for (JsonNode run : floor.path("runs")) {
+            assertPercentiles("driver floor run", run.path("total"));
+        }
+        assertThat(floor.path("total").path("p50").asDouble()).isCloseTo((floor.path("runs").get(0).path("total")
+                .path("p50").asDouble() + floor.path("runs").get(1).path("total").path("p50").asDouble()) / 2,
+                within(0.001));
         for (String stage : List.of("create", "export", "import", "verify", "writeback_write", "release_exporter")) {
             assertThat(floor.path("stages").path(stage).path("p50").asDouble()).as("floor stage %s", stage).isPositive();
         }
