@@ -26,12 +26,14 @@ import dev.imexprobe.probe.Verdict;
 
 import tools.jackson.databind.JsonNode;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A real export → import between this agent and another, stage by stage, in either direction: push (this
@@ -65,9 +67,41 @@ public final class Prober {
     /**
      * Probes every selected pair in every requested direction. Throws IllegalArgumentException for a GPU
      * selector that matches nothing (the caller's mistake); everything else is a result.
+     *
+     * <p>The target's identity (GET /v1/node) is asked once and then trusted for {@link #IDENTITY_TTL} while
+     * probes with it get through: every answer names the agent that gave it, so a target that stopped answering,
+     * or answers as someone else, is asked again at once, and the probe ends as an uncached one would have.
      */
     public ProbeReport probe(Request request) {
         long start = System.nanoTime();
+        KnownPeer known = identities.get(request.target());
+        if (known != null && System.nanoTime() - known.askedAt() < IDENTITY_TTL.toNanos()) {
+            Confirmation confirmation = new Confirmation();
+            ProbeReport cached;
+            try {
+                cached = probeAll(request, known.peer(), start, confirmation);
+            } catch (IllegalArgumentException e) {
+                cached = null; // a GPU selector that the remembered GPUs do not match: ask the target itself
+            }
+            if (cached != null && confirmation.held()) {
+                return cached;
+            }
+            identities.remove(request.target(), known);
+            Identification fresh = identify(request.target());
+            if (!fresh.ok()) {
+                if (cached != null && !confirmation.mismatched()) {
+                    // The target stopped answering during the probe (no one else answered in its name): what
+                    // the probe found, releases included, is what an uncached probe would have reported.
+                    return cached;
+                }
+                return new ProbeReport(request.target(), null, Verdict.FAIL, seconds(start),
+                        List.of(unreachable(request.target(), fresh.failure())));
+            }
+            if (cached != null && fresh.peer().equals(known.peer())) {
+                return cached; // the same agent as before: what the probe found stands
+            }
+            return probeAndRemember(request, fresh.peer(), start);
+        }
         PeerCall<JsonNode> info = client.node(request.target());
         if (!info.ok()) {
             PairResult r = unreachable(request.target(), info);
@@ -79,16 +113,30 @@ public final class Prober {
                     "its /v1/node does not describe an imexprobe agent", info.nanos()));
             return new ProbeReport(request.target(), null, Verdict.FAIL, seconds(start), List.of(r));
         }
+        return probeAndRemember(request, peer, start);
+    }
+
+    private ProbeReport probeAndRemember(Request request, Peer peer, long start) {
+        long asked = System.nanoTime();
+        Confirmation confirmation = new Confirmation();
+        ProbeReport report = probeAll(request, peer, start, confirmation);
+        if (confirmation.held()) {
+            identities.put(request.target(), new KnownPeer(peer, asked));
+        }
+        return report;
+    }
+
+    private ProbeReport probeAll(Request request, Peer peer, long start, Confirmation confirmation) {
         List<GpuSelector.Gpu> mine = GpuSelector.select(request.gpu(), localGpus(), "this agent (" + self.node() + ")");
         List<GpuSelector.Gpu> theirs = GpuSelector.select(request.peerGpu(), peer.gpus(), "the target (" + peer.node() + ")");
         List<PairResult> results = new ArrayList<>();
         for (GpuSelector.Gpu m : mine) {
             for (GpuSelector.Gpu t : theirs) {
                 if (request.directions().contains(Direction.PUSH)) {
-                    results.add(push(peer, m, t, request));
+                    results.add(push(peer, m, t, request, confirmation));
                 }
                 if (request.directions().contains(Direction.PULL)) {
-                    results.add(pull(peer, m, t, request));
+                    results.add(pull(peer, m, t, request, confirmation));
                 }
             }
         }
@@ -96,11 +144,47 @@ public final class Prober {
         return new ProbeReport(request.target(), peer.node(), Verdict.of(pass), seconds(start), List.copyOf(results));
     }
 
+    /** How long a target's answer to GET /v1/node is trusted by on-demand probes. */
+    static final Duration IDENTITY_TTL = Duration.ofSeconds(30);
+
+    private final Map<String, KnownPeer> identities = new ConcurrentHashMap<>();
+
+    private record KnownPeer(Peer peer, long askedAt) {
+    }
+
+    /**
+     * Whether every exchange of a probe reached the agent it was meant for: the handle got through and the
+     * answer came from the node the target said it was. Only then is its identity worth remembering.
+     */
+    private static final class Confirmation {
+        private volatile boolean unanswered;
+        private volatile boolean mismatched;
+
+        /** {@code answered}: the call got a usable answer; {@code sameNode}: from the node the target said it was. */
+        void check(boolean answered, boolean sameNode) {
+            if (!answered) {
+                unanswered = true;
+            } else if (!sameNode) {
+                mismatched = true;
+            }
+        }
+
+        boolean held() {
+            return !unanswered && !mismatched;
+        }
+
+        /** Some answer came from an agent other than the one the target said it was. */
+        boolean mismatched() {
+            return mismatched;
+        }
+    }
+
     /** Probes one pair one way (the mesh's unit of work). */
     public PairResult probePair(Peer peer, GpuSelector.Gpu local, GpuSelector.Gpu remote, Direction direction,
                                 Long sizeBytes, boolean writeback) {
         Request r = new Request(peer.target(), EnumSet.of(direction), null, null, sizeBytes, writeback, false);
-        return direction == Direction.PUSH ? push(peer, local, remote, r) : pull(peer, local, remote, r);
+        Confirmation unused = new Confirmation();
+        return direction == Direction.PUSH ? push(peer, local, remote, r, unused) : pull(peer, local, remote, r, unused);
     }
 
     /** Who a peer is, or why it could not say. */
@@ -137,7 +221,8 @@ public final class Prober {
 
     // ---- push: we export, the target imports --------------------------------------------------------------
 
-    private PairResult push(Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs, Request request) {
+    private PairResult push(Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs, Request request,
+                            Confirmation confirmation) {
         long start = System.nanoTime();
         Debug debug = new Debug(request.debug());
         long size = request.sizeBytes() != null ? request.sizeBytes() : granularity(mine.index());
@@ -166,6 +251,7 @@ public final class Prober {
         PeerCall<ImportReply> reply = checked(client.postImport(peer.target(), body),
                 r -> incomplete(r.stages(), IMPORTER_STAGES));
         debug.say("POST /v1/imports on " + peer.target() + ": " + describe(reply));
+        confirmation.check(reply.ok(), reply.ok() && peer.node().equals(reply.value().node()));
         Finding transferFinding = null;
         if (!reply.ok()) {
             stitch.add(transferFailure(reply));
@@ -188,7 +274,8 @@ public final class Prober {
 
     // ---- pull: the target exports, we import --------------------------------------------------------------
 
-    private PairResult pull(Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs, Request request) {
+    private PairResult pull(Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs, Request request,
+                            Confirmation confirmation) {
         long start = System.nanoTime();
         Debug debug = new Debug(request.debug());
         long size = request.sizeBytes() != null ? request.sizeBytes() : granularity(mine.index());
@@ -211,6 +298,8 @@ public final class Prober {
                     : "the exporter's answer has neither a handle nor a failed stage";
         });
         debug.say("POST /v1/exports on " + peer.target() + ": " + describe(reply));
+        boolean named = reply.ok() && reply.value().exporter() != null;
+        confirmation.check(named, named && peer.node().equals(reply.value().exporter().node()));
         if (!reply.ok()) {
             stitch.add(transferFailure(reply));
             stitch.gap("not run: the exporter could not be asked");

@@ -123,6 +123,36 @@ public final class DriverExecutor implements AutoCloseable {
         cleanup.execute(release);
     }
 
+    /**
+     * Starts {@code work} on a driver thread without waiting for it; false when the pool refuses it (every thread
+     * held by a call past its deadline, or every thread taken and the queue full). Whoever waits for such work
+     * keeps its deadlines and, when it gives up on a call, reports it through {@link #stuckCallStarted} and
+     * {@link #stuckCallReturned}.
+     */
+    boolean start(Runnable work) {
+        if (exhausted()) {
+            return false;
+        }
+        try {
+            pool.execute(work);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    /** A call started through {@link #start} passed its deadline and is still inside the driver: counted as stuck. */
+    Object stuckCallStarted() {
+        Task task = new Task();
+        task.runningSince = Instant.now();
+        abandoned.add(task);
+        return task;
+    }
+
+    void stuckCallReturned(Object call) {
+        abandoned.remove(call);
+    }
+
     public Duration timeout() {
         return timeout;
     }

@@ -1,0 +1,372 @@
+/*
+ * The driver floor of one probe: the driver calls a push probe makes, in two processes like two agents,
+ * with nothing else — no JVM, no JNI, no HTTP, no thread pool. bench/run.sh builds it with gcc from this file
+ * and native/src/loader.c (the shim's own loader: same dlopen, same cuGetProcAddress versions), and prints
+ * per-stage and total percentiles as JSON.
+ *
+ * Sequence per iteration, as the agents run it (docs/performance.md):
+ *   exporter  create    cuMemCreate(FABRIC) + cuMemAddressReserve + cuMemMap + cuMemSetAccess + pattern HtoD
+ *             export    cuMemExportToShareableHandle(FABRIC)
+ *   (handle → importer over a pipe: not timed; the HTTP floor stands for the transfer)
+ *   importer  import, reserve, map, access, verify (DtoH + compare), writeback_write (pattern HtoD),
+ *             release_importer (cuMemUnmap + cuMemAddressFree + cuMemRelease)
+ *   exporter  writeback_check (DtoH + compare), release_exporter
+ * The pattern moves through a malloc'd (pageable) staging buffer in 4 MiB chunks, exactly as
+ * native/src/jni_bridge.c memFillPattern / memVerifyPattern do. Each process makes its primary context current
+ * once; the shim does that on every call, which is part of what the bench calls JNI overhead.
+ *
+ * usage: driver_floor [--iterations N] [--warmup W] [--size BYTES] [--gpu ORDINAL] [--out FILE]
+ * The library comes from IMEXPROBE_CUDA_LIBRARY (the fake) or the soname libcuda.so.1, as in the agent.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loader.h"
+
+enum { S_CREATE, S_EXPORT, S_IMPORT, S_RESERVE, S_MAP, S_ACCESS, S_VERIFY, S_WB_WRITE, S_REL_IMP, S_WB_CHECK,
+       S_REL_EXP, S_COUNT };
+static const char *const stage_names[S_COUNT] = {"create", "export", "import", "reserve", "map", "access",
+                                                 "verify", "writeback_write", "release_importer",
+                                                 "writeback_check", "release_exporter"};
+/* Which importer-side stages the importer process reports back (in this order). */
+static const int importer_stages[] = {S_IMPORT, S_RESERVE, S_MAP, S_ACCESS, S_VERIFY, S_WB_WRITE, S_REL_IMP};
+#define IMPORTER_STAGES ((int)(sizeof importer_stages / sizeof importer_stages[0]))
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static void die(const char *what, CUresult rc) {
+    const char *name = NULL;
+    if (cu.cuGetErrorName) cu.cuGetErrorName(rc, &name);
+    fprintf(stderr, "driver_floor: %s returned %d %s\n", what, rc, name ? name : "");
+    exit(1);
+}
+
+#define CHECK(call)                          \
+    do {                                     \
+        CUresult rc_ = (call);               \
+        if (rc_ != CUDA_SUCCESS) die(#call, rc_); \
+    } while (0)
+
+/* ---- the pattern: a copy of native/src/jni_bridge.c (same words, same chunking, same host memory) ---- */
+#define PATTERN_CHUNK ((size_t)4 << 20)
+
+static inline uint64_t pattern_word(uint64_t seed, uint64_t index) {
+    uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static CUresult fill_pattern(CUdeviceptr ptr, size_t size, uint64_t seed) {
+    size_t chunk = size < PATTERN_CHUNK ? size : PATTERN_CHUNK;
+    uint64_t *buf = malloc(chunk);
+    if (!buf) return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = CUDA_SUCCESS;
+    for (size_t off = 0; off < size && rc == CUDA_SUCCESS; off += chunk) {
+        size_t n = size - off < chunk ? size - off : chunk;
+        for (size_t i = 0; i < n / 8; i++) buf[i] = pattern_word(seed, off / 8 + i);
+        rc = cu.cuMemcpyHtoD(ptr + off, buf, n);
+    }
+    free(buf);
+    return rc;
+}
+
+/* Returns the offset of the first differing word, -1 when all match; *rc gets the copy's result. */
+static long long verify_pattern(CUdeviceptr ptr, size_t size, uint64_t seed, CUresult *rc) {
+    size_t chunk = size < PATTERN_CHUNK ? size : PATTERN_CHUNK;
+    uint64_t *buf = malloc(chunk);
+    *rc = buf ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    long long mismatch = -1;
+    for (size_t off = 0; off < size && *rc == CUDA_SUCCESS && mismatch < 0; off += chunk) {
+        size_t n = size - off < chunk ? size - off : chunk;
+        *rc = cu.cuMemcpyDtoH(buf, ptr + off, n);
+        for (size_t i = 0; *rc == CUDA_SUCCESS && i < n / 8; i++) {
+            if (buf[i] != pattern_word(seed, off / 8 + i)) {
+                mismatch = (long long)(off + i * 8);
+                break;
+            }
+        }
+    }
+    free(buf);
+    return mismatch;
+}
+
+/* ---- driver set-up --------------------------------------------------------------------------------- */
+
+static void open_driver(int ordinal) {
+    const struct load_report *r = imexprobe_load(NULL, NULL);
+    if (!r->cuda_loaded) {
+        fprintf(stderr, "driver_floor: no usable CUDA driver library (%s): %s\n",
+                r->cuda_library ? r->cuda_library : "libcuda.so.1", r->cuda_message ? r->cuda_message : "");
+        exit(2);
+    }
+    CHECK(cu.cuInit(0));
+    CUdevice dev;
+    CUcontext ctx;
+    CHECK(cu.cuDeviceGet(&dev, ordinal));
+    CHECK(cu.cuDevicePrimaryCtxRetain(&ctx, dev));
+    CHECK(cu.cuCtxSetCurrent(ctx));
+}
+
+static CUmemAllocationProp fabric_prop(int ordinal) {
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_FABRIC;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = ordinal;
+    return prop;
+}
+
+static CUmemAccessDesc rw_access(int ordinal) {
+    CUmemAccessDesc d;
+    memset(&d, 0, sizeof d);
+    d.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    d.location.id = ordinal;
+    d.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    return d;
+}
+
+static void write_all(int fd, const void *buf, size_t n) {
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) { perror("driver_floor: write"); exit(1); }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static int read_all(int fd, void *buf, size_t n) {
+    char *p = buf;
+    while (n > 0) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return 0;
+        p += r;
+        n -= (size_t)r;
+    }
+    return 1;
+}
+
+/* What travels exporter → importer per iteration (the same facts as the /v1/imports body). */
+struct offer {
+    CUmemFabricHandle handle;
+    uint64_t seed, writeback_seed;
+    int first_measured; /* the first iteration after the warm-up: start counting CPU time */
+    int stop;
+};
+
+/* CPU time (user + system) of this process so far, ms: what the driver work costs the host, copies included. */
+static double cpu_ms(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
+/* The system (kernel) part of it. */
+static double sys_ms(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_stime.tv_sec * 1e3 + u.ru_stime.tv_usec / 1e3;
+}
+
+/* ---- the importer process ----------------------------------------------------------------------------- */
+
+static void importer(int in, int out, int ordinal, size_t size) {
+    open_driver(ordinal);
+    CUmemAccessDesc access = rw_access(ordinal);
+    struct offer o;
+    double cpu_start = 0, sys_start = 0;
+    while (read_all(in, &o, sizeof o) && !o.stop) {
+        if (o.first_measured) {
+            cpu_start = cpu_ms();
+            sys_start = sys_ms();
+        }
+        double t[IMPORTER_STAGES];
+        CUresult rc;
+        CUmemGenericAllocationHandle h;
+        CUdeviceptr ptr;
+        double t0 = now_ms();
+        CHECK(cu.cuMemImportFromShareableHandle(&h, &o.handle, CU_MEM_HANDLE_TYPE_FABRIC));
+        double t1 = now_ms();
+        CHECK(cu.cuMemAddressReserve(&ptr, size, 0, 0, 0));
+        double t2 = now_ms();
+        CHECK(cu.cuMemMap(ptr, size, 0, h, 0));
+        double t3 = now_ms();
+        CHECK(cu.cuMemSetAccess(ptr, size, &access, 1));
+        double t4 = now_ms();
+        long long bad = verify_pattern(ptr, size, o.seed, &rc);
+        if (rc != CUDA_SUCCESS) die("verify: cuMemcpyDtoH", rc);
+        if (bad >= 0) { fprintf(stderr, "driver_floor: pattern mismatch at byte %lld\n", bad); exit(1); }
+        double t5 = now_ms();
+        CHECK(fill_pattern(ptr, size, o.writeback_seed));
+        double t6 = now_ms();
+        CHECK(cu.cuMemUnmap(ptr, size));
+        CHECK(cu.cuMemAddressFree(ptr, size));
+        CHECK(cu.cuMemRelease(h));
+        double t7 = now_ms();
+        double got[IMPORTER_STAGES] = {t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6};
+        memcpy(t, got, sizeof t);
+        write_all(out, t, sizeof t);
+    }
+    double cpu[2] = {cpu_ms() - cpu_start, sys_ms() - sys_start};
+    write_all(out, cpu, sizeof cpu);
+    exit(0);
+}
+
+/* ---- statistics ------------------------------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of n sorted values (the Java side uses the same rule). */
+static double pct(const double *sorted, int n, double q) {
+    int rank = (int)(q * n + 0.999999);
+    if (rank < 1) rank = 1;
+    if (rank > n) rank = n;
+    return sorted[rank - 1];
+}
+
+static void print_stats(FILE *f, const char *indent, const char *name, double *v, int n, int last) {
+    double *s = malloc(sizeof(double) * (size_t)n);
+    memcpy(s, v, sizeof(double) * (size_t)n);
+    qsort(s, (size_t)n, sizeof(double), cmp_double);
+    double sum = 0;
+    for (int i = 0; i < n; i++) sum += s[i];
+    fprintf(f, "%s\"%s\": {\"p50\": %.6f, \"p99\": %.6f, \"mean\": %.6f, \"min\": %.6f, \"max\": %.6f}%s\n", indent,
+            name, pct(s, n, 0.5), pct(s, n, 0.99), sum / n, s[0], s[n - 1], last ? "" : ",");
+    free(s);
+}
+
+int main(int argc, char **argv) {
+    int iterations = 200, warmup = 20, ordinal = 0;
+    size_t size = (size_t)2 << 20;
+    const char *out_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc) size = (size_t)strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) ordinal = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
+        else {
+            fprintf(stderr, "usage: driver_floor [--iterations N] [--warmup W] [--size BYTES] [--gpu N] [--out FILE]\n");
+            return 2;
+        }
+    }
+    if (iterations < 1 || warmup < 0 || size == 0 || size % 8) {
+        fprintf(stderr, "driver_floor: bad arguments\n");
+        return 2;
+    }
+    /* Fork before the driver is touched: a CUDA context does not survive fork. */
+    int to_imp[2], from_imp[2];
+    if (pipe(to_imp) || pipe(from_imp)) { perror("driver_floor: pipe"); return 1; }
+    pid_t child = fork();
+    if (child < 0) { perror("driver_floor: fork"); return 1; }
+    if (child == 0) {
+        close(to_imp[1]);
+        close(from_imp[0]);
+        importer(to_imp[0], from_imp[1], ordinal, size);
+    }
+    close(to_imp[0]);
+    close(from_imp[1]);
+    open_driver(ordinal);
+    CUmemAllocationProp prop = fabric_prop(ordinal);
+    CUmemAccessDesc access = rw_access(ordinal);
+    double *samples[S_COUNT];
+    for (int s = 0; s < S_COUNT; s++) samples[s] = calloc((size_t)iterations, sizeof(double));
+    double *total = calloc((size_t)iterations, sizeof(double));
+    uint64_t seed = (uint64_t)now_ms() * 0x9E3779B97F4A7C15ULL;
+    double cpu_start = 0, sys_start = 0;
+    for (int it = -warmup; it < iterations; it++) {
+        if (it == 0) {
+            cpu_start = cpu_ms();
+            sys_start = sys_ms();
+        }
+        double t[S_COUNT];
+        CUmemGenericAllocationHandle h;
+        CUdeviceptr ptr;
+        struct offer o;
+        memset(&o, 0, sizeof o);
+        o.seed = ++seed;
+        o.writeback_seed = ++seed;
+        o.first_measured = it == 0;
+        double t0 = now_ms();
+        CHECK(cu.cuMemCreate(&h, size, &prop, 0));
+        CHECK(cu.cuMemAddressReserve(&ptr, size, 0, 0, 0));
+        CHECK(cu.cuMemMap(ptr, size, 0, h, 0));
+        CHECK(cu.cuMemSetAccess(ptr, size, &access, 1));
+        CHECK(fill_pattern(ptr, size, o.seed));
+        double t1 = now_ms();
+        CHECK(cu.cuMemExportToShareableHandle(&o.handle, h, CU_MEM_HANDLE_TYPE_FABRIC, 0));
+        double t2 = now_ms();
+        t[S_CREATE] = t1 - t0;
+        t[S_EXPORT] = t2 - t1;
+        write_all(to_imp[1], &o, sizeof o);
+        double imp[IMPORTER_STAGES];
+        if (!read_all(from_imp[0], imp, sizeof imp)) {
+            fprintf(stderr, "driver_floor: the importer process stopped (see its message above)\n");
+            return 1;
+        }
+        for (int k = 0; k < IMPORTER_STAGES; k++) t[importer_stages[k]] = imp[k];
+        double t3 = now_ms();
+        CUresult rc;
+        long long bad = verify_pattern(ptr, size, o.writeback_seed, &rc);
+        if (rc != CUDA_SUCCESS) die("writeback check: cuMemcpyDtoH", rc);
+        if (bad >= 0) { fprintf(stderr, "driver_floor: write-back mismatch at byte %lld\n", bad); return 1; }
+        double t4 = now_ms();
+        CHECK(cu.cuMemUnmap(ptr, size));
+        CHECK(cu.cuMemAddressFree(ptr, size));
+        CHECK(cu.cuMemRelease(h));
+        double t5 = now_ms();
+        t[S_WB_CHECK] = t4 - t3;
+        t[S_REL_EXP] = t5 - t4;
+        if (it < 0) continue;
+        double sum = 0;
+        for (int s = 0; s < S_COUNT; s++) {
+            samples[s][it] = t[s];
+            sum += t[s];
+        }
+        total[it] = sum;
+    }
+    double exporter_cpu = cpu_ms() - cpu_start, exporter_sys = sys_ms() - sys_start;
+    struct offer stop;
+    memset(&stop, 0, sizeof stop);
+    stop.stop = 1;
+    write_all(to_imp[1], &stop, sizeof stop);
+    double importer[2] = {-1, -1};
+    if (!read_all(from_imp[0], importer, sizeof importer)) importer[0] = importer[1] = -1;
+    int status = 0;
+    waitpid(child, &status, 0);
+    FILE *f = out_path ? fopen(out_path, "w") : stdout;
+    if (!f) { perror("driver_floor: output"); return 1; }
+    const struct load_report *r = imexprobe_load(NULL, NULL);
+    fprintf(f, "{\n  \"unit\": \"ms\",\n  \"sizeBytes\": %zu,\n  \"iterations\": %d,\n  \"warmup\": %d,\n", size,
+            iterations, warmup);
+    fprintf(f, "  \"library\": \"%s\",\n  \"fake\": %s,\n", r->cuda_library ? r->cuda_library : "",
+            r->fake_info ? "true" : "false");
+    fprintf(f, "  \"cpuMsPerIteration\": {\"exporter\": %.6f, \"importer\": %.6f, \"exporterSystem\": %.6f, "
+            "\"importerSystem\": %.6f},\n", exporter_cpu / iterations, importer[0] / iterations,
+            exporter_sys / iterations, importer[1] / iterations);
+    fprintf(f, "  \"stages\": {\n");
+    for (int s = 0; s < S_COUNT; s++) print_stats(f, "    ", stage_names[s], samples[s], iterations, s == S_COUNT - 1);
+    fprintf(f, "  },\n");
+    print_stats(f, "  ", "total", total, iterations, 1);
+    fprintf(f, "}\n");
+    if (f != stdout) fclose(f);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}

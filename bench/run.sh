@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# imexprobe benchmark harness (docs/performance.md): probe latency against the driver and HTTP floors, where a
+# probe's time goes, copy bandwidth through an imported mapping, one agent of a 72-GPU domain. Prints ONE table
+# (metric, value, goal, verdict) and writes every figure as JSON. Never fails on a missed goal; exits non-zero only
+# when it could not measure.
+#
+#   bash bench/run.sh [--quick] [--out FILE] [--java PATH] [--jar PATH] [--driver auto|fake|real] [--keep]
+#
+#   --quick    a smoke run (CI: BenchQuickIT), within a minute on the fake driver; numbers are not for judging
+#   --out      the figures file (default bench/results/<hostname>-<date>.json, git-ignored)
+#   --java     the Java 25 runtime (default $JAVA_HOME/bin/java, else java on the PATH); a JRE is enough
+#   --jar      the agent's jar (default target/imexprobe.jar)
+#   --driver   auto (default): the real libcuda.so.1 when the dynamic linker or a usual driver folder has it, else
+#              the fake driver (target/native/fake, or the copy inside the jar)
+#   --keep     keep the work folder (agent logs, the driver floor's JSON) and print where it is
+#   --sections http,micro,probe,copy,scale (default: all)   --copy-sizes 256M,1G
+#   --scale-rounds W,M   the 30 s scale run: W mesh rounds of warm-up, M intervals measured (default 2,4)
+#   --compare-jar OTHER.jar [--compare-hops N] [--compare-agent-jvm "FLAGS"]   before/after: a second pair of
+#              agents from another build (or with other JVM flags), probed alternately with this build's pair
+#              (N: the other build's driver-pool hops per probe, for its breakdown)
+#   --agent-jvm "FLAGS"   the agents' JVM flags instead of the chart's (see below); --agent-env "K=V …" extra
+#              environment for the agents (e.g. SPRING_MAIN_LAZYINITIALIZATION=true)
+#
+# On the GPU host (no Maven, no JDK; the bundle of ../shared/tools/gpu-bundle.sh, gcc, python3):
+#   OUT=/tmp/out bash gpu/bench.sh   (it calls this script with the bundle's runtime and jar)
+# It creates IMEX channel0 there if it is missing (as root, the mknod of gpu/validate-foundation.sh).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+quick=0; out=""; java=""; jar=""; driver=auto; keep=0; sections=""; copy_sizes=""; scale_rounds=""; compare=(); agent_jvm_given=""; agent_env=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --out) out=$2; shift ;;
+    --java) java=$2; shift ;;
+    --jar) jar=$2; shift ;;
+    --driver) driver=$2; shift ;;
+    --keep) keep=1 ;;
+    --sections) sections=$2; shift ;;
+    --copy-sizes) copy_sizes=$2; shift ;;
+    --scale-rounds) scale_rounds=$2; shift ;;
+    --compare-jar) compare+=(--compare-jar "$2"); shift ;;
+    --compare-hops) compare+=(--compare-hops "$2"); shift ;;
+    --compare-agent-jvm) compare+=(--compare-agent-jvm "$2"); shift ;;
+    --agent-jvm) agent_jvm_given=$2; shift ;;
+    --agent-env) agent_env=$2; shift ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "bench: unknown option '$1' (--help)" >&2; exit 64 ;;
+  esac
+  shift
+done
+
+if [ -z "$java" ]; then
+  if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then java=$JAVA_HOME/bin/java; else java=$(command -v java || true); fi
+fi
+[ -n "$java" ] && [ -x "$java" ] || { echo "bench: no java (pass --java or set JAVA_HOME)" >&2; exit 2; }
+spec=$("$java" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/{print $2}')
+[ "${spec%%.*}" -ge 25 ] 2>/dev/null || { echo "bench: $java is Java $spec; the agent needs 25 (set JAVA_HOME)" >&2; exit 2; }
+jar=${jar:-$root/target/imexprobe.jar}
+[ -f "$jar" ] || { echo "bench: no $jar (build it: ./mvnw -B package -DskipTests)" >&2; exit 2; }
+jar=$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")
+command -v gcc >/dev/null || { echo "bench: gcc is needed to build the driver floor (bench/driver_floor.c)" >&2; exit 2; }
+out=${out:-$here/results/$(hostname)-$(date +%Y%m%d-%H%M%S).json}
+mkdir -p "$(dirname "$out")"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/imexprobe-bench.XXXXXX")
+finish() {
+  rc=$?
+  if [ "$keep" = 1 ] || [ "$rc" != 0 ]; then echo "bench: work folder (logs) kept: $work" >&2; else rm -rf "$work"; fi
+}
+trap finish EXIT
+
+# ---- which driver --------------------------------------------------------------------------------------------
+have_real_libcuda() {
+  ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 ' && return 0
+  for d in /usr/local/nvidia/lib64 /usr/lib64 /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /run/nvidia/driver/usr/lib64; do
+    [ -e "$d/libcuda.so.1" ] && return 0
+  done
+  return 1
+}
+if [ "$driver" = auto ]; then
+  if [ -n "${IMEXPROBE_CUDA_LIBRARY:-}" ]; then driver=given; elif have_real_libcuda; then driver=real; else driver=fake; fi
+fi
+case "$driver" in
+  fake)
+    fake=$root/target/native/fake
+    if [ ! -e "$fake/libcuda.so.1" ]; then  # a jar without its build tree: use the fake it carries
+      fake=$work/fake; mkdir -p "$fake"
+      python3 - "$jar" "$fake" <<'PY'
+import sys, zipfile, platform, os
+arch = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}[platform.machine()]
+with zipfile.ZipFile(sys.argv[1]) as z:
+    for lib in ("libcuda.so.1", "libnvidia-ml.so.1"):
+        with open(os.path.join(sys.argv[2], lib), "wb") as f:
+            f.write(z.read(f"BOOT-INF/classes/native/linux-{arch}/fake/{lib}"))
+PY
+    fi
+    mkdir -p "$work/state" "$work/channels" && : > "$work/channels/channel0"
+    export IMEXPROBE_CUDA_LIBRARY=$fake/libcuda.so.1 IMEXPROBE_NVML_LIBRARY=$fake/libnvidia-ml.so.1
+    export FAKECUDA_GPUS=1 FAKECUDA_STATE_DIR=$work/state FAKECUDA_CHANNEL_DIR=$work/channels
+    unset FAKECUDA_FAULTS FAKECUDA_SAME_NODE_101 FAKECUDA_DEV_DIR CUDA_VISIBLE_DEVICES
+    ;;
+  real)
+    unset IMEXPROBE_CUDA_LIBRARY IMEXPROBE_NVML_LIBRARY
+    export NCCL_NVLS_ENABLE=0
+    D=/dev/nvidia-caps-imex-channels
+    if [ ! -e "$D/channel0" ]; then
+      MAJ=$(awk '$2=="nvidia-caps-imex-channels"{print $1}' /proc/devices)
+      if [ -n "$MAJ" ] && [ "$(id -u)" = 0 ]; then
+        mkdir -p "$D" && mknod -m 666 "$D/channel0" c "$MAJ" 0 && echo "bench: created $D/channel0 (char $MAJ:0)" >&2
+      fi
+    fi
+    [ -e "$D/channel0" ] || { echo "bench: $D/channel0 is missing and could not be created (needs root): FABRIC exports fail with 800 without it" >&2; exit 2; }
+    ;;
+  given) ;;  # IMEXPROBE_CUDA_LIBRARY and the FAKECUDA_* switches as the caller set them
+  *) echo "bench: --driver must be auto, fake or real" >&2; exit 64 ;;
+esac
+
+# ---- the driver floor: C, the shim's own loader, built here with gcc (never by Maven) ----------------------------
+gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter -I"$root/native/include" -I"$root/native/src" \
+  "$root/native/src/loader.c" "$here/driver_floor.c" -o "$work/driver_floor" -ldl -lpthread
+# Half of the floor runs now, half right after the probes (Bench runs the same binary again), so that the two
+# bracket the probe measurement on a machine whose speed drifts; the ratio uses their mean.
+if [ "$quick" = 1 ]; then floor_args="--iterations 100 --warmup 10"; else floor_args="--iterations 500 --warmup 50"; fi
+echo "bench: driver floor, before the probes ($floor_args)" >&2
+"$work/driver_floor" $floor_args --out "$work/floor.json"
+
+# ---- agents run as in the chart's pod: its JAVA_TOOL_OPTIONS, its 512Mi memory limit (MaxRAM gives the JVM the
+# container's view of memory: the heap is 60% of 512 MiB), the Dockerfile's entrypoint flag and its MALLOC_ARENA_MAX.
+tool_opts=$(sed -n 's/^ *javaToolOptions: *"\(.*\)"/\1/p' "$root/helm/imexprobe/values.yaml" 2>/dev/null | head -1)
+agent_jvm="${tool_opts:--XX:MaxRAMPercentage=60} -XX:MaxRAM=512m -XX:+ExitOnOutOfMemoryError"
+image_env=$(grep -o 'MALLOC_ARENA_MAX=[0-9]*' "$root/Dockerfile" 2>/dev/null | head -1 || true)
+agent_env="${image_env}${agent_env:+ $agent_env}"
+[ -n "$agent_jvm_given" ] && agent_jvm=$agent_jvm_given
+
+args=(--jar "$jar" --java "$java" --work "$work" --driver-floor "$work/floor.json" --driver-floor-command
+  "$work/driver_floor $floor_args" --out "$out" --agent-jvm "$agent_jvm")
+[ "$quick" = 1 ] && args+=(--quick)
+[ -n "$sections" ] && args+=(--sections "$sections")
+[ -n "$copy_sizes" ] && args+=(--copy-sizes "$copy_sizes")
+[ -n "$scale_rounds" ] && args+=(--scale-rounds "$scale_rounds")
+[ ${#compare[@]} -gt 0 ] && args+=("${compare[@]}")
+[ -n "$agent_env" ] && args+=(--agent-env "$agent_env")
+"$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Dloader.main=dev.imexprobe.bench.Bench -cp "$jar" \
+  org.springframework.boot.loader.launch.PropertiesLauncher "${args[@]}"

@@ -1,0 +1,200 @@
+package dev.imexprobe.bench;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An agent ({@code serve}) in its own JVM, as it runs in production, started by the bench: how long it took to
+ * become ready (process start → /actuator/health/readiness 200), and what it costs while it runs (process CPU
+ * time and resident memory from /proc). Every process started here is stopped at exit, also on Ctrl-C.
+ */
+final class AgentProcess implements AutoCloseable {
+
+    private static final List<Process> STARTED = new CopyOnWriteArrayList<>();
+    private static final long CLOCK_TICKS = 100; // USER_HZ: 100 on every Linux the agent runs on
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> STARTED.forEach(Process::destroy), "bench-stop-agents"));
+    }
+
+    private final String name;
+    private final Process process;
+    private final int port;
+    private final long startNanos;
+    private final Path log;
+    private volatile long readyNanos = -1;
+
+    private AgentProcess(String name, Process process, int port, long startNanos, Path log) {
+        this.name = name;
+        this.process = process;
+        this.port = port;
+        this.startNanos = startNanos;
+        this.log = log;
+    }
+
+    /** java [jvmFlags] -jar jar serve, with the bench's environment plus {@code env}. */
+    static AgentProcess start(String name, String java, Path jar, List<String> jvmFlags, Map<String, String> env,
+                              int port, Path logDir) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.addAll(jvmFlags);
+        cmd.add("-jar");
+        cmd.add(jar.toString());
+        cmd.add("serve");
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(env);
+        pb.environment().put("SERVER_PORT", Integer.toString(port));
+        Path log = logDir.resolve("agent-" + name + ".log");
+        pb.redirectErrorStream(true).redirectOutput(log.toFile());
+        long start = System.nanoTime();
+        Process p = pb.start();
+        STARTED.add(p);
+        return new AgentProcess(name, p, port, start, log);
+    }
+
+    /** Child JVMs for other commands (the worker), stopped at exit like agents. */
+    static Process track(Process p) {
+        STARTED.add(p);
+        return p;
+    }
+
+    static void untrack(Process p) {
+        STARTED.remove(p);
+    }
+
+    /** Polls readiness every 10 ms; returns seconds from process start to the first 200. */
+    double awaitReady(Duration timeout) throws IOException, InterruptedException {
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2)).build();
+        URI uri = URI.create("http://127.0.0.1:" + port + "/actuator/health/readiness");
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (client) {
+            while (System.nanoTime() < deadline) {
+                if (!process.isAlive()) {
+                    throw new IOException("agent " + name + " exited with " + process.exitValue() + " before it was ready; "
+                            + "log: " + log + "\n" + tail());
+                }
+                try {
+                    HttpResponse<Void> r = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).build(),
+                            HttpResponse.BodyHandlers.discarding());
+                    if (r.statusCode() == 200) {
+                        readyNanos = System.nanoTime();
+                        return (readyNanos - startNanos) / 1e9;
+                    }
+                } catch (ConnectException e) {
+                    // not listening yet
+                } catch (IOException e) {
+                    // starting up
+                }
+                Thread.sleep(10);
+            }
+        }
+        throw new IOException("agent " + name + " not ready within " + timeout.toSeconds() + " s; log: " + log + "\n" + tail());
+    }
+
+    double readySeconds() {
+        return readyNanos < 0 ? Double.NaN : (readyNanos - startNanos) / 1e9;
+    }
+
+    int port() {
+        return port;
+    }
+
+    String address() {
+        return "127.0.0.1:" + port;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** User + system CPU seconds of the whole process so far (threads that ended included). */
+    double cpuSeconds() throws IOException {
+        double[] us = cpuUserSystemSeconds();
+        return us[0] + us[1];
+    }
+
+    /** User and system CPU seconds of the whole process so far. */
+    double[] cpuUserSystemSeconds() throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid() + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        // after "pid (comm) ": state is field 3; utime and stime are fields 14 and 15 → indices 11 and 12 here
+        return new double[] {Long.parseLong(f[11]) / (double) CLOCK_TICKS, Long.parseLong(f[12]) / (double) CLOCK_TICKS};
+    }
+
+    /** VmRSS and VmHWM in MiB. */
+    double[] memoryMiB() throws IOException {
+        double rss = Double.NaN;
+        double hwm = Double.NaN;
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid() + "/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                rss = kib(line) / 1024.0;
+            } else if (line.startsWith("VmHWM:")) {
+                hwm = kib(line) / 1024.0;
+            }
+        }
+        return new double[] {rss, hwm};
+    }
+
+    int threads() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid() + "/status"))) {
+            if (line.startsWith("Threads:")) {
+                return Integer.parseInt(line.substring(8).trim());
+            }
+        }
+        return -1;
+    }
+
+    private static long kib(String line) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+    }
+
+    String tail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (IOException e) {
+            return "(no log)";
+        }
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Stops several agents at once: all get SIGTERM first, then each is waited for as {@link #close} does. */
+    static void closeAll(List<AgentProcess> agents) {
+        agents.forEach(a -> a.process.destroy());
+        agents.forEach(AgentProcess::close);
+    }
+
+    /** SIGTERM (graceful: exports are released), then SIGKILL after 20 s. */
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+        STARTED.remove(process);
+    }
+}

@@ -1,0 +1,188 @@
+package dev.imexprobe.bench;
+
+import dev.imexprobe.cuda.Allocation;
+import dev.imexprobe.cuda.CuCall;
+import dev.imexprobe.cuda.CuResult;
+import dev.imexprobe.cuda.CudaDriver;
+import dev.imexprobe.cuda.FabricHandle;
+import dev.imexprobe.cuda.Mapping;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Copy bandwidth through an imported mapping against a plain device-to-device copy on the same GPU, measured in
+ * one run: a {@code worker} process exports a FABRIC allocation (another process, as between agents); this
+ * process imports and maps it, makes two local allocations, and times copies with the shim's
+ * memcpyDtoDTimed (events on a private stream): imported → local (reading through the mapping), local →
+ * imported (writing through it) and local → local. Median of several repetitions; GB/s = 10^9 bytes/s.
+ */
+final class CopyBandwidth {
+
+    private static final int GPU = 0;
+
+    private final CudaDriver driver;
+    private final JsonMapper json;
+
+    CopyBandwidth(CudaDriver driver, JsonMapper json) {
+        this.driver = driver;
+        this.json = json;
+    }
+
+    Map<String, Object> run(Bench.Settings s, List<Long> sizes, int iterations, int repetitions) throws Exception {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("gpu", GPU);
+        m.put("iterationsPerTiming", iterations);
+        m.put("repetitions", repetitions);
+        m.put("method", "CudaDriver.copyTimed (cuMemcpyDtoDAsync on a private stream, timed with events); "
+                + "exporter = a worker process, importer = this process");
+        List<Map<String, Object>> rows = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(List.of(s.java(), "-XX:TieredStopAtLevel=1", "-jar", s.jar().toString(), "worker"));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(s.work().resolve("copy-worker.log").toFile());
+        Process worker = AgentProcess.track(pb.start());
+        try (PrintWriter in = new PrintWriter(worker.getOutputStream(), true, StandardCharsets.UTF_8);
+             BufferedReader out = new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8))) {
+            for (long size : sizes) {
+                rows.add(one(in, out, size, iterations, repetitions));
+            }
+            in.println("{\"op\":\"exit\"}");
+            out.readLine();
+        } finally {
+            if (!worker.waitFor(10, TimeUnit.SECONDS)) {
+                worker.destroyForcibly();
+            }
+            AgentProcess.untrack(worker);
+        }
+        m.put("sizes", rows);
+        return m;
+    }
+
+    private Map<String, Object> one(PrintWriter in, BufferedReader out, long size, int iterations, int repetitions)
+            throws IOException {
+        long seed = 0x5eed0000L + size;
+        JsonNode e = ask(in, out, Map.of("op", "export", "gpu", GPU, "sizeBytes", size, "seed", seed,
+                "handleType", "FABRIC"));
+        if (!e.path("ok").asBoolean()) {
+            throw new IOException("the worker could not export " + size + " bytes: " + e);
+        }
+        FabricHandle handle = FabricHandle.fromBase64(e.path("handle").asString());
+        List<AutoCloseable> held = new ArrayList<>();
+        try {
+            Allocation imported = need(Allocation.importFabric(driver, GPU, handle, size), "import", held);
+            Mapping importedMap = mapping(imported, size, held);
+            CuCall<Long> check = importedMap.verify(seed);
+            if (!check.ok() || check.value() >= 0) {
+                throw new IOException("the imported mapping does not show the exporter's pattern: " + check.result()
+                        + " at " + check.value());
+            }
+            Mapping a = mapping(need(Allocation.create(driver, GPU, size, Set.of()), "cuMemCreate", held), size, held);
+            Mapping b = mapping(need(Allocation.create(driver, GPU, size, Set.of()), "cuMemCreate", held), size, held);
+            // One untimed round each, so first-touch costs are not in the numbers.
+            copy(a.ptr(), importedMap.ptr(), size, 1);
+            copy(importedMap.ptr(), a.ptr(), size, 1);
+            copy(b.ptr(), a.ptr(), size, 1);
+            double[] read = new double[repetitions];
+            double[] write = new double[repetitions];
+            double[] local = new double[repetitions];
+            for (int r = 0; r < repetitions; r++) {
+                // Interleaved, so drift in clocks or load touches all three alike.
+                read[r] = gbps(size, iterations, copy(a.ptr(), importedMap.ptr(), size, iterations));
+                write[r] = gbps(size, iterations, copy(importedMap.ptr(), a.ptr(), size, iterations));
+                local[r] = gbps(size, iterations, copy(b.ptr(), a.ptr(), size, iterations));
+            }
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("sizeBytes", size);
+            double rd = Stats.median(read);
+            double wr = Stats.median(write);
+            double lo = Stats.median(local);
+            row.put("importedToLocalGBps", Stats.round(rd));
+            row.put("localToImportedGBps", Stats.round(wr));
+            row.put("localToLocalGBps", Stats.round(lo));
+            row.put("readRatio", Stats.round(rd / lo));
+            row.put("writeRatio", Stats.round(wr / lo));
+            row.put("samplesGBps", Map.of("importedToLocal", round(read), "localToImported", round(write),
+                    "localToLocal", round(local)));
+            return row;
+        } finally {
+            for (int i = held.size() - 1; i >= 0; i--) {
+                try {
+                    held.get(i).close();
+                } catch (Exception ex) {
+                    System.err.println("bench: release failed: " + ex);
+                }
+            }
+            ask(in, out, Map.of("op", "release"));
+        }
+    }
+
+    private Mapping mapping(Allocation alloc, long size, List<AutoCloseable> held) throws IOException {
+        Mapping m = need(Mapping.reserve(driver, GPU, size, 0), "cuMemAddressReserve", held);
+        CuResult r = m.map(alloc);
+        if (r.ok()) {
+            r = m.setAccess(GPU);
+        }
+        if (!r.ok()) {
+            throw new IOException("mapping " + size + " bytes failed: " + r.name());
+        }
+        return m;
+    }
+
+    private static <T extends AutoCloseable> T need(CuCall<T> c, String what, List<AutoCloseable> held) throws IOException {
+        if (!c.ok()) {
+            throw new IOException(what + " returned " + c.result().name());
+        }
+        held.add(c.value());
+        return c.value();
+    }
+
+    private double copy(long dst, long src, long size, int iterations) throws IOException {
+        CuCall<Float> t = driver.copyTimed(GPU, dst, src, size, iterations);
+        if (!t.ok()) {
+            throw new IOException("memcpyDtoDTimed returned " + t.result().name());
+        }
+        return t.value();
+    }
+
+    private static double gbps(long size, int iterations, double ms) {
+        return size * (double) iterations / (ms / 1e3) / 1e9;
+    }
+
+    private static List<Double> round(double[] v) {
+        List<Double> out = new ArrayList<>();
+        for (double d : v) {
+            out.add(Stats.round(d));
+        }
+        return out;
+    }
+
+    private JsonNode ask(PrintWriter in, BufferedReader out, Map<String, ?> request) throws IOException {
+        in.println(json.writeValueAsString(request));
+        String line = out.readLine();
+        if (line == null) {
+            throw new IOException("the worker exited; see its log");
+        }
+        return json.readTree(line);
+    }
+
+    static List<Long> parseSizes(String list) {
+        List<Long> out = new ArrayList<>();
+        for (String p : list.split(",")) {
+            String t = p.trim().toUpperCase();
+            long mult = t.endsWith("G") ? 1L << 30 : t.endsWith("M") ? 1L << 20 : 1;
+            out.add(Long.parseLong(t.replaceAll("[GM]$", "")) * mult);
+        }
+        return out;
+    }
+}

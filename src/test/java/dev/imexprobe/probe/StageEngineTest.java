@@ -1,0 +1,233 @@
+package dev.imexprobe.probe;
+
+import dev.imexprobe.cuda.CuCall;
+import dev.imexprobe.cuda.CuResult;
+import dev.imexprobe.cuda.CudaDriver;
+import dev.imexprobe.cuda.HandleType;
+import dev.imexprobe.cuda.Mapping;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The engine's contract, whatever thread the stages run on: order, skipping after a failure, release always,
+ * a deadline per stage, a stuck call reported as a timeout with its release deferred until it returns, and
+ * "driver busy" when the pool is full. Stages here are plain Java; no driver library is loaded.
+ */
+class StageEngineTest {
+
+    private final DriverExecutor executor = new DriverExecutor(2, Duration.ofMillis(300));
+    private final StageEngine engine = new StageEngine(executor);
+    private final Set<String> driverCalls = ConcurrentHashMap.newKeySet();
+    private final CountDownLatch unblock = new CountDownLatch(1);
+
+    @AfterEach
+    void close() {
+        unblock.countDown();
+        executor.close();
+    }
+
+    /** A driver that only knows how to reserve and free an address range (what a release touches here). */
+    private CudaDriver driver() {
+        return (CudaDriver) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {CudaDriver.class},
+                (proxy, method, args) -> {
+                    driverCalls.add(method.getName());
+                    return switch (method.getName()) {
+                        case "addressReserve" -> CuCall.ok(1L << 21);
+                        case "addressFree", "unmap" -> CuResult.SUCCESS;
+                        default -> throw new UnsupportedOperationException(method.getName());
+                    };
+                });
+    }
+
+    private ProbeSession session() {
+        return new ProbeSession(driver(), HandleType.FABRIC, 2L << 20, 1L, 2L, 0, 0);
+    }
+
+    private static ProbeStage stage(Stage name, Runnable body, StageOutcome outcome) {
+        return new ProbeStage() {
+            @Override
+            public Stage stage() {
+                return name;
+            }
+
+            @Override
+            public StageOutcome run(ProbeSession s) {
+                body.run();
+                return outcome;
+            }
+        };
+    }
+
+    private static ProbeStage ok(Stage name, long sleepMillis) {
+        return stage(name, () -> sleep(sleepMillis), StageOutcome.ok(CuResult.SUCCESS, name.label() + " done"));
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void everyStageRunsInOrderAndEachHasItsOwnDeadline() {
+        // 3 × 150 ms is longer than the 300 ms deadline, but no single stage is.
+        List<StageResult> r = engine.run(session(), List.of(ok(Stage.IMPORT, 150), ok(Stage.RESERVE, 150),
+                ok(Stage.MAP, 150), new ReleaseStage()));
+        assertThat(r).extracting(StageResult::name).containsExactly(Stage.IMPORT, Stage.RESERVE, Stage.MAP, Stage.RELEASE);
+        assertThat(r.subList(0, 3)).allSatisfy(s -> assertThat(s.status()).isEqualTo(StageStatus.OK));
+        assertThat(r.get(0).durationSeconds()).isGreaterThanOrEqualTo(0.14);
+        assertThat(r.get(3).detail()).isEqualTo("nothing to release");
+    }
+
+    @Test
+    void afterAFailureLaterStagesAreSkippedButReleaseRuns() {
+        ProbeStage failing = stage(Stage.MAP, () -> { }, StageOutcome.failed(CuResult.of(1), "cuMemMap returned it"));
+        ProbeSession s = session();
+        s.importerMapping = Mapping.reserve(s.driver, 0, 2L << 20, 0).value();
+        List<StageResult> r = engine.run(s, List.of(ok(Stage.IMPORT, 0), failing, ok(Stage.ACCESS, 0), new ReleaseStage()));
+        assertThat(r.get(1).status()).isEqualTo(StageStatus.FAILED);
+        assertThat(r.get(2).status()).isEqualTo(StageStatus.SKIPPED);
+        assertThat(r.get(2).detail()).isEqualTo("not run: map failed");
+        assertThat(r.get(3).status()).isEqualTo(StageStatus.OK);
+        assertThat(driverCalls).contains("addressFree");
+    }
+
+    @Test
+    void aStageThatThrowsIsAnInternalErrorAndTheRestGoesOn() {
+        ProbeStage throwing = stage(Stage.RESERVE, () -> {
+            throw new IllegalStateException("boom");
+        }, null);
+        List<StageResult> r = engine.run(session(), List.of(throwing, ok(Stage.MAP, 0), new ReleaseStage()));
+        assertThat(r.get(0).status()).isEqualTo(StageStatus.FAILED);
+        assertThat(r.get(0).detail()).isEqualTo("internal error in reserve: java.lang.IllegalStateException: boom");
+        assertThat(r.get(1).detail()).isEqualTo("not run: reserve failed");
+        assertThat(r.get(2).detail()).isEqualTo("nothing to release");
+    }
+
+    @Test
+    void aStuckCallIsATimeoutAndItsReleaseWaitsUntilItReturns() throws Exception {
+        ProbeStage hanging = stage(Stage.MAP, () -> {
+            try {
+                unblock.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, StageOutcome.ok(CuResult.SUCCESS, "mapped at last"));
+        ProbeSession s = session();
+        s.importerMapping = Mapping.reserve(s.driver, 0, 2L << 20, 0).value();
+        long start = System.nanoTime();
+        List<StageResult> r = engine.run(s, List.of(ok(Stage.RESERVE, 0), hanging, ok(Stage.ACCESS, 0), new ReleaseStage()));
+        double waited = (System.nanoTime() - start) / 1e9;
+
+        assertThat(waited).isBetween(0.25, 3.0);
+        assertThat(r.get(0).status()).isEqualTo(StageStatus.OK);
+        assertThat(r.get(1).status()).isEqualTo(StageStatus.TIMEOUT);
+        assertThat(r.get(1).detail()).startsWith("no answer from the driver within 300 ms");
+        assertThat(r.get(2).detail()).isEqualTo("not run: map timed out");
+        assertThat(r.get(3).status()).isEqualTo(StageStatus.SKIPPED);
+        assertThat(r.get(3).detail()).startsWith("deferred: the map call is still inside the driver");
+        assertThat(executor.stuck()).isEqualTo(1);
+        assertThat(driverCalls).doesNotContain("addressFree");
+
+        unblock.countDown();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(driverCalls).as("released on the returning thread").contains("addressFree");
+            assertThat(executor.stuck()).isZero();
+        });
+    }
+
+    @Test
+    void aSessionStuckInTheDriverIsNotTouchedByItsLaterStagesUntilTheCallReturns() throws Exception {
+        ProbeStage hanging = stage(Stage.CREATE, () -> {
+            try {
+                unblock.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, StageOutcome.ok(CuResult.SUCCESS, "created at last"));
+        ProbeSession s = session();
+        s.exporterMapping = Mapping.reserve(s.driver, 0, 2L << 20, 0).value();
+        List<StageResult> first = engine.run(s, List.of(hanging, ok(Stage.EXPORT, 0)));
+        assertThat(first.get(0).status()).isEqualTo(StageStatus.TIMEOUT);
+        assertThat(s.stuck).isEqualTo(Stage.CREATE);
+
+        // The exporter's later list (its write-back check and release) runs nothing while create is inside the driver.
+        List<StageResult> later = engine.run(s, List.of(ok(Stage.WRITEBACK, 0), new ReleaseStage()));
+        assertThat(later).allSatisfy(r -> assertThat(r.status()).isEqualTo(StageStatus.SKIPPED));
+        assertThat(later.get(1).detail()).startsWith("deferred: the create call is still inside the driver");
+        assertThat(driverCalls).doesNotContain("addressFree");
+
+        unblock.countDown();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(driverCalls).as("released on the returning thread").contains("addressFree");
+            assertThat(s.stuck).isNull();
+            assertThat(executor.stuck()).isZero();
+        });
+    }
+
+    @Test
+    void aFullPoolAnswersDriverBusyWithoutRunningAnything() throws Exception {
+        DriverExecutor one = new DriverExecutor(1, Duration.ofMillis(300));
+        StageEngine small = new StageEngine(one);
+        CountDownLatch hold = new CountDownLatch(1);
+        try {
+            // One thread busy and its queue (4 tasks) full: nothing more is accepted.
+            for (int i = 0; i < 5; i++) {
+                assertThat(one.start(() -> {
+                    try {
+                        hold.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                })).isTrue();
+            }
+            List<StageResult> r = small.run(session(), List.of(ok(Stage.IMPORT, 0), ok(Stage.MAP, 0), new ReleaseStage()));
+            assertThat(r.get(0).status()).isEqualTo(StageStatus.TIMEOUT);
+            assertThat(r.get(0).detail()).startsWith("driver busy: all 1 driver threads are taken");
+            assertThat(r.get(1).detail()).isEqualTo("not run: import failed");
+            // Release is never refused: it goes to the clean-up thread, which gives back whatever the session holds.
+            assertThat(r.get(2).status()).isEqualTo(StageStatus.SKIPPED);
+            assertThat(r.get(2).detail()).startsWith("deferred: all 1 driver threads are taken")
+                    .endsWith("released on the clean-up thread");
+        } finally {
+            hold.countDown();
+            one.close();
+        }
+    }
+
+    @Test
+    void stagesWithoutADriverCallRunWithoutThePool() {
+        ProbeStage plain = new ProbeStage() {
+            @Override
+            public Stage stage() {
+                return Stage.TRANSFER;
+            }
+
+            @Override
+            public StageOutcome run(ProbeSession s) {
+                return StageOutcome.skipped("in-process");
+            }
+
+            @Override
+            public boolean callsDriver() {
+                return false;
+            }
+        };
+        List<StageResult> r = engine.run(session(), List.of(plain));
+        assertThat(r).singleElement().satisfies(s -> assertThat(s.detail()).isEqualTo("in-process"));
+    }
+}
