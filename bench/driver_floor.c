@@ -79,6 +79,7 @@ static CUresult fill_pattern(CUdeviceptr ptr, size_t size, uint64_t seed) {
         rc = cu.cuMemcpyHtoD(ptr + off, buf, n);
     }
     free(buf);
+    if (rc == CUDA_SUCCESS) rc = cu.cuCtxSynchronize(); /* as the shim: the pageable copy's DMA must have landed */
     return rc;
 }
 

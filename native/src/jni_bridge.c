@@ -343,6 +343,10 @@ static jint cuda_mem_fill_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong p
         rc = cu.cuMemcpyHtoD((CUdeviceptr)ptr + off, buf, n);
     }
     free(buf);
+    /* From pageable memory cuMemcpyHtoD may return before its DMA lands; another process reading the memory
+     * next (the peer's verify, the exporter's write-back check) must see it all. Measured on the H200: without
+     * this, a reader in another process found the last ~200 KiB of 2 MiB unwritten (docs/gpu-validation.md). */
+    if (rc == CUDA_SUCCESS) rc = cu.cuCtxSynchronize();
     return rc;
 }
 
