@@ -28,7 +28,7 @@ free_bytes() { # device-wide free memory as cuMemGetInfo reports it to a fresh p
     'import json,sys; d=json.load(sys.stdin); print(d["repeat"][0]["gpuMemoryFreeBefore"])'
 }
 start_agent() { # name port -> pid in $LAST
-  IMEXPROBE_AUTH_TOKEN=$TOKEN IMEXPROBE_NODE_NAME=$1 SERVER_PORT=$2 IMEXPROBE_MESH_INTERVAL=1h \
+  IMEXPROBE_AUTH_TOKEN=$TOKEN IMEXPROBE_NODE_NAME=$1 SERVER_PORT=$2 IMEXPROBE_MESH_INTERVAL=1h IMEXPROBE_EXPORTS_TTL=1h \
     setsid $J -jar $JAR serve > "$OUT/hostile-agent-$1.log" 2>&1 &
   LAST=$!; PIDS="$PIDS $LAST"
   for i in $(seq 120); do curl -sf localhost:$2/actuator/health/readiness >/dev/null && return 0; sleep 0.5; done

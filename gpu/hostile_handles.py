@@ -85,6 +85,9 @@ size = exp["sizeBytes"]
 rnd = random.Random(20261202)
 statuses, results, by_kind = collections.Counter(), collections.Counter(), collections.Counter()
 accepted_positions = collections.Counter()
+by_kind_result = collections.Counter()
+leaks, slow = [], []  # replies after which the agent held more than before, and replies slower than 1 s
+held = live().get('kind="imported"', 0.0)
 bad = []
 start = time.time()
 for i in range(n):
@@ -118,6 +121,16 @@ for i in range(n):
     if s == 200:
         imp = import_stage(r)
         results[imp.get("cuResultName", imp["status"]) if imp else "?"] += 1
+        by_kind_result[kind + " " + (imp.get("cuResultName", imp["status"]) if imp else "?")] += 1
+        brief = {"i": i, "kind": kind, "flipped": sorted(flipped), "seconds": r.get("durationSeconds"),
+                 "stages": [(st["name"], st["status"], st.get("cuResultName"), round(st.get("durationSeconds", 0), 4),
+                             st.get("detail", "")[:160]) for st in r.get("stages", [])]}
+        if (r.get("durationSeconds") or 0) > 1 and len(slow) < 50:
+            slow.append(brief)
+        now = live().get('kind="imported"', 0.0)
+        if now > held and len(leaks) < 50:
+            leaks.append(dict(brief, importedLive=now))
+        held = now
         if kind.startswith("mutated") and r.get("verdict") == "pass":
             for pos in flipped:
                 accepted_positions[pos] += 1
@@ -149,10 +162,15 @@ summary = {"imports": sum(by_kind.values()), "seconds": round(seconds, 1), "byKi
            "httpStatuses": {str(k): v for k, v in statuses.items()}, "importResults": dict(results),
            "mutationsAcceptedAtBytes": dict(sorted(accepted_positions.items())), "releasedHandle": released,
            "exitedExporterHandle": exited_result, "liveAllocationsAfter": after, "alive": alive(),
-           "gpuMemoryFreeBefore": free_before, "gpuMemoryFreeAfter": free_after, "problems": bad}
+           "gpuMemoryFreeBefore": free_before, "gpuMemoryFreeAfter": free_after, "problems": bad,
+           "importResultsByKind": dict(sorted(by_kind_result.items())), "leaks": leaks, "slowReplies": slow}
 print(f"{summary['imports']} hostile imports in {seconds:.1f} s: HTTP {dict(statuses)}")
 print("  by kind:", dict(by_kind))
 print("  import stage results:", dict(results))
+print("  by kind and result:", dict(sorted(by_kind_result.items())))
+print(f"  replies after which the agent held one more import: {len(leaks)}; slower than 1 s: {len(slow)}")
+for x in (leaks + slow)[:12]:
+    print("   ", json.dumps(x)[:900])
 print("  mutated handles the driver accepted, by flipped byte:", dict(sorted(accepted_positions.items())) or "none")
 print("  released handle:", released, "| exited exporter's handle:", exited_result)
 print("  live allocations after:", after)

@@ -104,4 +104,19 @@ groups:
             FABRIC handles fails with CUDA_ERROR_NOT_PERMITTED (800). Check that the pod got its channel claim
             (kubectl describe pod {{`{{ $labels.pod }}`}}) and that its ComputeDomain is Ready.
           runbook_url: {{ printf "%s#imexprobenoimexchannel" $runbook }}
+      - alert: ImexprobeDriverCallStuck
+        expr: |
+          imexprobe_driver_calls_stuck{job="{{ $job }}"} > 0
+        for: {{ $a.driverCallStuckFor }}
+        labels:
+          severity: {{ $a.severity.driverCallStuck }}
+        annotations:
+          summary: >-
+            imexprobe agent {{`{{ $labels.pod }}`}} on node {{`{{ $labels.node }}`}} has {{`{{ $value }}`}} driver calls that never returned
+          description: >-
+            {{`{{ $value }}`}} driver calls of the agent on node {{`{{ $labels.node }}`}} passed their deadline and have not returned
+            for {{ $a.driverCallStuckFor }}. Each holds a driver thread and what its probe had imported until the process exits;
+            when all are held the agent goes not-live and is restarted. Look for altered handles sent to /v1/imports and for
+            driver or IMEX daemon trouble on the node (dmesg, nvidia-smi -q).
+          runbook_url: {{ printf "%s#imexprobedrivercallstuck" $runbook }}
 {{- end }}

@@ -14,6 +14,7 @@ import dev.imexprobe.peer.PeerClient;
 import dev.imexprobe.peer.PeerDiscovery;
 import dev.imexprobe.peer.Prober;
 import dev.imexprobe.peer.StaticPeers;
+import dev.imexprobe.probe.DriverExecutor;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
@@ -85,9 +86,9 @@ public class MeshConfiguration {
 
     @Bean
     ImexprobeMetrics imexprobeMetrics(NodeService node, MeshState state, PeerDiscovery discovery,
-                                      AgentProperties properties, AgentIdentity identity) {
-        return new ImexprobeMetrics(node::report, state, state::peersKnown, properties.metrics().pairs(),
-                identity.version());
+                                      AgentProperties properties, AgentIdentity identity, DriverExecutor executor) {
+        return new ImexprobeMetrics(node::report, state, state::peersKnown, executor::stuck,
+                properties.metrics().pairs(), identity.version());
     }
 
     @Bean
@@ -100,6 +101,11 @@ public class MeshConfiguration {
     @Bean("imexprobe")
     ReadinessHealth readinessHealth(NodeService node, AgentProperties properties) {
         return new ReadinessHealth(node, properties.readiness());
+    }
+
+    @Bean("driver")
+    DriverHealth driverHealth(DriverExecutor executor) {
+        return new DriverHealth(executor);
     }
 
     @Bean("mesh")

@@ -200,7 +200,7 @@ final class Micro {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         MeshState mesh = new MeshState(Clock.systemUTC());
         ProbeRecorder recorder = new ProbeRecorder(mesh);
-        ImexprobeMetrics metrics = new ImexprobeMetrics(() -> node, mesh, () -> 71, pairLabels, "bench");
+        ImexprobeMetrics metrics = new ImexprobeMetrics(() -> node, mesh, () -> 71, () -> 0, pairLabels, "bench");
         metrics.bindTo(registry);
         recorder.addListener(metrics);
         List<PairResult> pairs = new ArrayList<>();

@@ -14,6 +14,7 @@ import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.Stage;
 import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageResult;
+import dev.imexprobe.probe.StageStitch;
 import dev.imexprobe.probe.StageStatus;
 import dev.imexprobe.probe.TransferStage;
 
@@ -27,7 +28,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -462,13 +462,13 @@ public final class Ladder {
                 throws WorkerFailure {
             long seed = Seeds.next();
             long writeback = Seeds.next();
-            Stitch st = new Stitch();
+            StageStitch st = new StageStitch();
             JsonNode ex = exporter.request(exportRequest(plan, seed, HandleType.FABRIC), timeout());
             st.addAll(stagesOf(ex, exporter, "export"));
             if (!ex.path("ok").asBoolean(false)) {
                 return st.list("not run: the export failed");
             }
-            st.put(TransferStage.of(StageStatus.OK, 0, "the 64-byte handle went to the importer process through the "
+            st.add(TransferStage.of(StageStatus.OK, 0, "the 64-byte handle went to the importer process through the "
                     + "ladder"));
             Map<String, Object> imp = importRequest(plan, seed, writeback, "import");
             imp.put("handle", ex.path("handle").asString());
@@ -481,11 +481,11 @@ public final class Ladder {
                 throws WorkerFailure {
             long seed = Seeds.next();
             long writeback = Seeds.next();
-            Stitch st = new Stitch();
+            StageStitch st = new StageStitch();
             String socket = work.resolve("fd-" + (++sockets) + ".sock").toString();
             JsonNode listen = importer.request(Map.of("op", "listen", "socket", socket), timeout());
             if (!listen.path("ok").asBoolean(false)) {
-                st.put(TransferStage.of(StageStatus.FAILED, 0, "the importer could not listen on " + socket
+                st.add(TransferStage.of(StageStatus.FAILED, 0, "the importer could not listen on " + socket
                         + ": errno " + listen.path("errno").asInt()));
                 return st.list("not run: no Unix socket for the descriptor");
             }
@@ -495,16 +495,16 @@ public final class Ladder {
                 return st.list("not run: the export failed");
             }
             JsonNode sent = exporter.request(Map.of("op", "sendFd", "socket", socket), timeout());
-            st.put(JSON.treeToValue(sent.get("stage"), StageResult.class));
+            st.add(JSON.treeToValue(sent.get("stage"), StageResult.class));
             if (!sent.path("ok").asBoolean(false)) {
-                st.put(releaseOf(exporter));
+                st.add(releaseOf(exporter));
                 return st.list("not run: the descriptor did not reach the importer");
             }
             JsonNode im = importer.request(importRequest(plan, seed, writeback, "importFd"), timeout());
             if (!im.has("stages")) {
-                st.put(TransferStage.of(StageStatus.FAILED, 0, "the importer received no descriptor: "
+                st.add(TransferStage.of(StageStatus.FAILED, 0, "the importer received no descriptor: "
                         + im.path("error").asString("no reason given")));
-                st.put(releaseOf(exporter));
+                st.add(releaseOf(exporter));
                 return st.list("not run: the descriptor did not reach the importer");
             }
             finish(st, stagesOf(im, importer, "importFd"), exporter, writeback);
@@ -512,7 +512,7 @@ public final class Ladder {
         }
 
         /** The importer's stages, then the exporter's check of the write-back and its release, merged. */
-        private void finish(Stitch st, List<StageResult> imported, LadderWorker exporter, long writeback)
+        private void finish(StageStitch st, List<StageResult> imported, LadderWorker exporter, long writeback)
                 throws WorkerFailure {
             StageResult write = null;
             StageResult importerRelease = null;
@@ -522,7 +522,7 @@ public final class Ladder {
                 } else if (r.name() == Stage.RELEASE) {
                     importerRelease = r;
                 } else {
-                    st.put(r);
+                    st.add(r);
                 }
             }
             StageResult check = null;
@@ -530,8 +530,8 @@ public final class Ladder {
                 JsonNode v = exporter.request(Map.of("op", "verify", "seed", writeback), timeout());
                 check = JSON.treeToValue(v.get("stage"), StageResult.class);
             }
-            st.put(Stitch.mergeWriteback(write, check));
-            st.put(Stitch.mergeRelease(importerRelease, releaseOf(exporter)));
+            st.add(StageStitch.mergeWriteback(write, check));
+            st.add(StageStitch.mergeRelease(importerRelease, releaseOf(exporter)));
         }
 
         private StageResult releaseOf(LadderWorker exporter) throws WorkerFailure {
@@ -683,7 +683,7 @@ public final class Ladder {
         return Stream.of(texts).filter(Objects::nonNull).findFirst().orElse(null);
     }
 
-    private static String firstFailureLabel(Stitch st) {
+    private static String firstFailureLabel(StageStitch st) {
         StageResult f = StageEngine.firstFailure(st.list("-"));
         return f == null ? "an earlier stage" : f.name().label();
     }
@@ -707,57 +707,6 @@ public final class Ladder {
             });
         } catch (IOException e) {
             LOG.log(System.Logger.Level.DEBUG, "cannot clean " + root + ": " + e.getMessage());
-        }
-    }
-
-    /** The stages of one exchange put together from both workers, in the order of {@link Stage}. */
-    static final class Stitch {
-        private final EnumMap<Stage, StageResult> stages = new EnumMap<>(Stage.class);
-
-        void put(StageResult r) {
-            if (r != null) {
-                stages.put(r.name(), r);
-            }
-        }
-
-        void addAll(List<StageResult> results) {
-            results.forEach(this::put);
-        }
-
-        /** Every stage; those no side ran are skipped with {@code gap}. */
-        List<StageResult> list(String gap) {
-            List<StageResult> out = new ArrayList<>();
-            for (Stage s : Stage.values()) {
-                out.add(stages.getOrDefault(s, StageResult.skipped(s, gap)));
-            }
-            return List.copyOf(out);
-        }
-
-        /** The importer's write and the exporter's check become one write-back stage. */
-        static StageResult mergeWriteback(StageResult write, StageResult check) {
-            if (write == null || !write.ok() || check == null) {
-                return write;
-            }
-            return new StageResult(Stage.WRITEBACK, check.status(), check.cuResult(), check.cuResultName(),
-                    write.durationSeconds() + check.durationSeconds(), "importer wrote; exporter: " + check.detail());
-        }
-
-        /** Both sides' releases become one stage; the first failure (the importer's first) is shown. */
-        static StageResult mergeRelease(StageResult importerSide, StageResult exporterSide) {
-            if (importerSide == null || exporterSide == null) {
-                return importerSide != null ? importerSide : exporterSide;
-            }
-            StageResult failed = failure(importerSide) ? importerSide : failure(exporterSide) ? exporterSide : null;
-            StageResult shown = failed != null ? failed : importerSide.cuResult() != null ? importerSide : exporterSide;
-            StageStatus status = failed != null ? failed.status()
-                    : importerSide.ok() || exporterSide.ok() ? StageStatus.OK : StageStatus.SKIPPED;
-            return new StageResult(Stage.RELEASE, status, shown.cuResult(), shown.cuResultName(),
-                    importerSide.durationSeconds() + exporterSide.durationSeconds(),
-                    "importer: " + importerSide.detail() + "; exporter: " + exporterSide.detail());
-        }
-
-        private static boolean failure(StageResult r) {
-            return r.status() == StageStatus.FAILED || r.status() == StageStatus.TIMEOUT;
         }
     }
 }

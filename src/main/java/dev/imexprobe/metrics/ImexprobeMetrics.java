@@ -50,6 +50,7 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     private final boolean pairLabels;
     private final String version;
     private final Supplier<Integer> peersKnown;
+    private final Supplier<Integer> driverCallsStuck;
     private MeterRegistry registry;
     private LiveRows pairUp;
     private LiveRows pairLastCuResult;
@@ -57,10 +58,11 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     private LiveRows fabricState;
     private LiveRows fabricHealthy;
 
-    public ImexprobeMetrics(Supplier<NodeReport> node, MeshState mesh, Supplier<Integer> peersKnown, boolean pairLabels,
-                            String version) {
+    public ImexprobeMetrics(Supplier<NodeReport> node, MeshState mesh, Supplier<Integer> peersKnown,
+                            Supplier<Integer> driverCallsStuck, boolean pairLabels, String version) {
         this.node = node;
         this.peersKnown = peersKnown;
+        this.driverCallsStuck = driverCallsStuck;
         this.mesh = mesh;
         this.pairLabels = pairLabels;
         this.version = version;
@@ -105,6 +107,10 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
                     .description("Driver resources this agent holds now: created and imported handles, mappings")
                     .register(registry);
         }
+        Gauge.builder("imexprobe.driver.calls.stuck", driverCallsStuck, Supplier::get)
+                .description("Driver calls past their deadline that have not returned; each holds a driver thread "
+                        + "and what it acquired until it returns or the process exits")
+                .register(registry);
         NodeReport.DriverView d = node.get().driver();
         Gauge.builder("imexprobe.build.info", () -> 1)
                 .tags("version", version, "driver_version", d.driverVersion() != null ? d.driverVersion() : "unknown",

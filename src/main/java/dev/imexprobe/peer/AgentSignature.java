@@ -279,7 +279,13 @@ public final class AgentSignature {
         }
         try {
             byte[] mac = Base64.getUrlDecoder().decode(value);
-            return mac.length == MAC_BYTES ? mac : null;
+            if (mac.length != MAC_BYTES) {
+                return null;
+            }
+            // Only the canonical spelling: the decoder ignores the last character's unused bits, so another
+            // spelling of the same MAC would otherwise pass for a different (flipped) signature.
+            String canonical = Base64.getUrlEncoder().withoutPadding().encodeToString(mac);
+            return value.equals(canonical) || value.equals(canonical + "=") ? mac : null;
         } catch (IllegalArgumentException e) {
             return null;
         }

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeoutException;
  * interval. A lookup that fails or hangs keeps the last known set; the resolver runs on a virtual thread so a
  * stuck {@code getaddrinfo} cannot hold the caller beyond the timeout.
  */
-public final class DnsPeers implements PeerDiscovery {
+public final class DnsPeers extends LookedUpPeers {
 
     public static final String SOURCE = "dns";
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
@@ -42,13 +42,13 @@ public final class DnsPeers implements PeerDiscovery {
     private final int port;
     private final Resolver resolver;
     private final Duration timeout;
-    private final LastKnownPeers lastKnown;
 
     /**
      * @param nameAndPort {@code name:port} of the headless Service
      * @throws IllegalArgumentException when {@code nameAndPort} is not {@code name:port}
      */
     public DnsPeers(String nameAndPort, Resolver resolver, Duration timeout, Clock clock) {
+        super(SOURCE, clock);
         PeerAddress target;
         try {
             target = PeerAddress.parse(nameAndPort);
@@ -63,7 +63,6 @@ public final class DnsPeers implements PeerDiscovery {
         this.port = target.port();
         this.resolver = resolver;
         this.timeout = timeout;
-        this.lastKnown = new LastKnownPeers(SOURCE, clock);
     }
 
     public DnsPeers(String nameAndPort) {
@@ -71,21 +70,7 @@ public final class DnsPeers implements PeerDiscovery {
     }
 
     @Override
-    public Set<PeerAddress> peers() {
-        return lastKnown.refresh(this::lookup);
-    }
-
-    @Override
-    public Set<PeerAddress> known() {
-        return lastKnown.current();
-    }
-
-    @Override
-    public List<DiscoveryStatus> statuses() {
-        return List.of(lastKnown.status());
-    }
-
-    private Set<PeerAddress> lookup() throws DiscoveryException {
+    Set<PeerAddress> lookUp() throws DiscoveryException {
         CompletableFuture<InetAddress[]> answer = new CompletableFuture<>();
         LOOKUPS.execute(() -> {
             try {

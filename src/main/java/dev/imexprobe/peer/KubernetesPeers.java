@@ -50,7 +50,7 @@ import java.util.concurrent.TimeoutException;
  * keeps the last known set and is reported in {@link #statuses()}. The list is all-or-nothing: a failure on page
  * three does not publish pages one and two.
  */
-public final class KubernetesPeers implements PeerDiscovery, AutoCloseable {
+public final class KubernetesPeers extends LookedUpPeers implements AutoCloseable {
 
     public static final String SOURCE = "kubernetes";
     public static final URI IN_CLUSTER_API = URI.create("https://kubernetes.default.svc");
@@ -158,12 +158,12 @@ public final class KubernetesPeers implements PeerDiscovery, AutoCloseable {
     private final Settings settings;
     private final String podsUrl;
     private final HttpClient http;
-    private final LastKnownPeers lastKnown;
 
     /**
      * @throws IllegalArgumentException when the CA file exists but holds no usable certificate
      */
     public KubernetesPeers(Settings settings, Clock clock) {
+        super(SOURCE, clock);
         this.settings = settings;
         String base = settings.apiServer().toString().replaceAll("/+$", "");
         this.podsUrl = base + "/api/v1/namespaces/" + encode(settings.namespace()) + "/pods?labelSelector="
@@ -177,7 +177,6 @@ public final class KubernetesPeers implements PeerDiscovery, AutoCloseable {
             builder.sslContext(trusting(settings.caFile()));
         }
         this.http = builder.build();
-        this.lastKnown = new LastKnownPeers(SOURCE, clock);
     }
 
     public Settings settings() {
@@ -185,26 +184,12 @@ public final class KubernetesPeers implements PeerDiscovery, AutoCloseable {
     }
 
     @Override
-    public Set<PeerAddress> peers() {
-        return lastKnown.refresh(this::list);
-    }
-
-    @Override
-    public Set<PeerAddress> known() {
-        return lastKnown.current();
-    }
-
-    @Override
-    public List<DiscoveryStatus> statuses() {
-        return List.of(lastKnown.status());
-    }
-
-    @Override
     public void close() {
         http.close();
     }
 
-    private Set<PeerAddress> list() throws DiscoveryException {
+    @Override
+    Set<PeerAddress> lookUp() throws DiscoveryException {
         String token = readToken();
         Set<PeerAddress> out = new LinkedHashSet<>();
         String continueToken = null;

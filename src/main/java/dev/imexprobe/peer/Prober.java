@@ -19,6 +19,7 @@ import dev.imexprobe.probe.Stage;
 import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageReply;
 import dev.imexprobe.probe.StageResult;
+import dev.imexprobe.probe.StageStitch;
 import dev.imexprobe.probe.StageStatus;
 import dev.imexprobe.probe.TransferStage;
 import dev.imexprobe.probe.Verdict;
@@ -210,7 +211,7 @@ public final class Prober {
      */
     public PairResult unreachablePair(String target, Peer known, GpuSelector.Gpu local, GpuSelector.Gpu remote,
                                       PeerCall<?> call) {
-        Stitch stitch = new Stitch();
+        StageStitch stitch = new StageStitch();
         stitch.add(transferFailure(call));
         stitch.gap("not run: the target could not be asked who it is");
         return new PairResult(Direction.PUSH, self.node(), local.uuid(), known != null ? known.node() : target,
@@ -227,7 +228,7 @@ public final class Prober {
         long size = request.sizeBytes() != null ? request.sizeBytes() : granularity(mine.index());
         long seed = Seeds.next();
         Long writebackSeed = request.writeback() ? Seeds.next() : null;
-        Stitch stitch = new Stitch();
+        StageStitch stitch = new StageStitch();
         ExportRegistry.Created created = registry.create(mine.index(), size, seed);
         stitch.addAll(created.stages());
         debug.say("exported " + size + " bytes on local GPU " + mine.index() + ": " + (created.ok() ? "ok" : "failed"));
@@ -266,8 +267,8 @@ public final class Prober {
         stitch.addAllExcept(remote, Stage.CREATE, Stage.EXPORT, Stage.TRANSFER, Stage.WRITEBACK, Stage.RELEASE);
         StageResult remoteWrite = find(remote, Stage.WRITEBACK);
         StageResult check = remoteWrite != null && remoteWrite.ok() ? registry.verify(id, writebackSeed) : null;
-        stitch.add(mergeWriteback(remoteWrite, check));
-        stitch.add(mergeRelease(find(remote, Stage.RELEASE), registry.release(id)));
+        stitch.add(StageStitch.mergeWriteback(remoteWrite, check));
+        stitch.add(StageStitch.mergeRelease(find(remote, Stage.RELEASE), registry.release(id)));
         return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, null, start, debug);
     }
 
@@ -280,7 +281,7 @@ public final class Prober {
         long size = request.sizeBytes() != null ? request.sizeBytes() : granularity(mine.index());
         long seed = Seeds.next();
         Long writebackSeed = request.writeback() ? Seeds.next() : null;
-        Stitch stitch = new Stitch();
+        StageStitch stitch = new StageStitch();
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("gpu", theirs.uuid());
         body.put("sizeBytes", size);
@@ -338,8 +339,8 @@ public final class Prober {
                     : new StageResult(Stage.WRITEBACK, StageStatus.FAILED, null, null, v.nanos() / 1e9,
                     "the exporter could not be asked to check the write-back: " + v.detail());
         }
-        stitch.add(mergeWriteback(write, check));
-        stitch.add(mergeRelease(find(local, Stage.RELEASE), remoteRelease(peer, export.id())));
+        stitch.add(StageStitch.mergeWriteback(write, check));
+        stitch.add(StageStitch.mergeRelease(find(local, Stage.RELEASE), remoteRelease(peer, export.id())));
         return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, null, start, debug);
     }
 
@@ -359,74 +360,9 @@ public final class Prober {
      * Collects both sides' stages by name and lists them in {@link Stage} order; a stage nobody ran appears as
      * skipped with the reason given for the gap.
      */
-    private static final class Stitch {
-        private final Map<Stage, StageResult> stages = new java.util.EnumMap<>(Stage.class);
-        private String gap = "not run";
-
-        void add(StageResult r) {
-            if (r != null) {
-                stages.put(r.name(), r);
-            }
-        }
-
-        void addAll(List<StageResult> rs) {
-            rs.forEach(this::add);
-        }
-
-        void addAllExcept(List<StageResult> rs, Stage... excluded) {
-            Set<Stage> ex = excluded.length == 0 ? Set.of() : EnumSet.of(excluded[0], excluded);
-            rs.stream().filter(r -> !ex.contains(r.name())).forEach(this::add);
-        }
-
-        /** Why the stages that are missing did not run. */
-        void gap(String reason) {
-            gap = reason;
-        }
-
-        List<StageResult> list() {
-            List<StageResult> out = new ArrayList<>();
-            for (Stage s : Stage.values()) {
-                out.add(stages.getOrDefault(s, StageResult.skipped(s, gap)));
-            }
-            return List.copyOf(out);
-        }
-    }
-
-    /** The importer's write and the exporter's check become one write-back stage. */
-    static StageResult mergeWriteback(StageResult write, StageResult check) {
-        if (write == null) {
-            return StageResult.skipped(Stage.WRITEBACK, "not run");
-        }
-        if (!write.ok() || check == null) {
-            return write;
-        }
-        return new StageResult(Stage.WRITEBACK, check.status(), check.cuResult(), check.cuResultName(),
-                write.durationSeconds() + check.durationSeconds(), "importer wrote; exporter: " + check.detail());
-    }
-
-    /** Both sides' releases become one stage; the first failure (importer's first) is reported. */
-    static StageResult mergeRelease(StageResult importerSide, StageResult exporterSide) {
-        if (importerSide == null) {
-            return exporterSide != null ? exporterSide : StageResult.skipped(Stage.RELEASE, "nothing to release");
-        }
-        if (exporterSide == null) {
-            return importerSide;
-        }
-        StageResult failed = isFailure(importerSide) ? importerSide : isFailure(exporterSide) ? exporterSide : null;
-        StageResult shown = failed != null ? failed : importerSide.cuResult() != null ? importerSide : exporterSide;
-        StageStatus status = failed != null ? failed.status()
-                : importerSide.ok() || exporterSide.ok() ? StageStatus.OK : StageStatus.SKIPPED;
-        return new StageResult(Stage.RELEASE, status, shown.cuResult(), shown.cuResultName(),
-                importerSide.durationSeconds() + exporterSide.durationSeconds(),
-                "importer: " + importerSide.detail() + "; exporter: " + exporterSide.detail());
-    }
-
-    private static boolean isFailure(StageResult r) {
-        return r.status() == StageStatus.FAILED || r.status() == StageStatus.TIMEOUT;
-    }
 
     private PairResult finish(Direction direction, String sourceNode, GpuSelector.Gpu source, String targetNode,
-                              GpuSelector.Gpu target, Stitch stitch, Finding peerFinding, long start, Debug debug) {
+                              GpuSelector.Gpu target, StageStitch stitch, Finding peerFinding, long start, Debug debug) {
         List<StageResult> stages = stitch.list();
         boolean pass = peerFinding == null && StageEngine.passed(stages);
         Finding finding = peerFinding != null ? peerFinding
@@ -442,7 +378,7 @@ public final class Prober {
     // ---- peers --------------------------------------------------------------------------------------------
 
     private PairResult unreachable(String target, PeerCall<?> call) {
-        Stitch stitch = new Stitch();
+        StageStitch stitch = new StageStitch();
         stitch.add(transferFailure(call));
         stitch.gap("not run: the target could not be asked who it is");
         return new PairResult(Direction.PUSH, self.node(), null, null, null, Verdict.FAIL, call.nanos() / 1e9,

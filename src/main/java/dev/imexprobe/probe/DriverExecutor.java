@@ -1,8 +1,13 @@
 package dev.imexprobe.probe;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
@@ -10,6 +15,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -22,7 +28,21 @@ public final class DriverExecutor implements AutoCloseable {
 
     private final ThreadPoolExecutor pool;
     private final Duration timeout;
-    private final AtomicInteger stuck = new AtomicInteger();
+    /** Tasks whose caller stopped waiting and that have not completed, queued or inside the driver. */
+    private final Set<Task> abandoned = ConcurrentHashMap.newKeySet();
+
+    /** One submitted piece of work: when a driver thread took it up (null while queued). */
+    private static final class Task {
+        volatile Instant runningSince;
+    }
+
+    /** One thread for releases the pool refused: what a probe acquired is given back even when no thread is free. */
+    private final ThreadPoolExecutor cleanup = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS,
+            new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+                Thread t = new Thread(r, "driver-cleanup");
+                t.setDaemon(true);
+                return t;
+            });
 
     public DriverExecutor(int threads, Duration timeout) {
         if (threads < 1) {
@@ -52,10 +72,15 @@ public final class DriverExecutor implements AutoCloseable {
      * Runs {@code work} and waits at most the deadline. If the caller stops waiting, {@code abandoned} receives
      * the value (null if it threw) whenever the work finally completes, to release what it acquired.
      */
-    public <T> Outcome<T> run(Supplier<T> work, java.util.function.Consumer<T> abandoned) {
+    public <T> Outcome<T> run(Supplier<T> work, Consumer<T> abandoned) {
+        if (exhausted()) {
+            return new Outcome<>(null, false, true, null); // queued behind calls that may never return: refuse now
+        }
         CompletableFuture<T> future = new CompletableFuture<>();
+        Task task = new Task();
         try {
             pool.execute(() -> {
+                task.runningSince = Instant.now();
                 try {
                     future.complete(work.get());
                 } catch (Throwable t) {
@@ -68,28 +93,46 @@ public final class DriverExecutor implements AutoCloseable {
         try {
             return new Outcome<>(future.get(timeout.toNanos(), TimeUnit.NANOSECONDS), false, false, null);
         } catch (TimeoutException e) {
-            stuck.incrementAndGet();
-            future.whenComplete((value, error) -> {
-                stuck.decrementAndGet();
-                if (abandoned != null) {
-                    abandoned.accept(value); // null when the work threw: the clean-up still runs
-                }
-            });
+            abandon(task, future, abandoned);
             return new Outcome<>(null, true, false, null);
         } catch (ExecutionException e) {
             return new Outcome<>(null, false, false, e.getCause());
         } catch (InterruptedException e) {
+            // The caller stops waiting, the work does not: its clean-up must still run when it returns.
+            abandon(task, future, abandoned);
             Thread.currentThread().interrupt();
             return new Outcome<>(null, true, false, e);
         }
     }
 
+    private <T> void abandon(Task task, CompletableFuture<T> future, Consumer<T> cleanUp) {
+        abandoned.add(task);
+        future.whenComplete((value, error) -> {
+            abandoned.remove(task);
+            if (cleanUp != null) {
+                cleanUp.accept(value); // null when the work threw: the clean-up still runs
+            }
+        });
+    }
+
+    /**
+     * Runs a release the pool refused on the clean-up thread, in order, without a deadline: it only gives back
+     * what a probe acquired, and must run even while every pool thread is held.
+     */
+    public void cleanUp(Runnable release) {
+        cleanup.execute(release);
+    }
+
     /**
      * Starts {@code work} on a driver thread without waiting for it; false when the pool refuses it (every thread
-     * taken and the queue full). Whoever waits for such work keeps its deadlines and, when it gives up on a call,
-     * reports it through {@link #stuckCallStarted} and {@link #stuckCallReturned}.
+     * held by a call past its deadline, or every thread taken and the queue full). Whoever waits for such work
+     * keeps its deadlines and, when it gives up on a call, reports it through {@link #stuckCallStarted} and
+     * {@link #stuckCallReturned}.
      */
     boolean start(Runnable work) {
+        if (exhausted()) {
+            return false;
+        }
         try {
             pool.execute(work);
             return true;
@@ -98,21 +141,42 @@ public final class DriverExecutor implements AutoCloseable {
         }
     }
 
-    void stuckCallStarted() {
-        stuck.incrementAndGet();
+    /** A call started through {@link #start} passed its deadline and is still inside the driver: counted as stuck. */
+    Object stuckCallStarted() {
+        Task task = new Task();
+        task.runningSince = Instant.now();
+        abandoned.add(task);
+        return task;
     }
 
-    void stuckCallReturned() {
-        stuck.decrementAndGet();
+    void stuckCallReturned(Object call) {
+        abandoned.remove(call);
     }
 
     public Duration timeout() {
         return timeout;
     }
 
-    /** Driver calls that passed their deadline and have not returned yet. */
+    /**
+     * Driver calls that passed their deadline and have not returned yet: each holds a driver thread. Work still
+     * queued when its caller gave up is not counted; it runs, and cleans up after itself, once a thread is free.
+     */
     public int stuck() {
-        return stuck.get();
+        return (int) abandoned.stream().filter(t -> t.runningSince != null).count();
+    }
+
+    /** When the oldest call still stuck in the driver was taken up; empty when none is. */
+    public Optional<Instant> oldestStuckSince() {
+        return abandoned.stream().map(t -> t.runningSince).filter(Objects::nonNull).min(Instant::compareTo);
+    }
+
+    /**
+     * Every thread is inside a call that passed its deadline: no driver work can run until one returns, and a
+     * call the driver never returns (seen on the H200: cuMemMap of an altered FABRIC handle) holds its thread and
+     * what it had acquired until the process exits.
+     */
+    public boolean exhausted() {
+        return stuck() >= pool.getMaximumPoolSize();
     }
 
     public int active() {
@@ -126,5 +190,6 @@ public final class DriverExecutor implements AutoCloseable {
     @Override
     public void close() {
         pool.shutdownNow();
+        cleanup.shutdown();
     }
 }

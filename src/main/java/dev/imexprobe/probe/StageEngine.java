@@ -85,6 +85,8 @@ public final class StageEngine {
         private long currentSince;
         private boolean done;
         private boolean abandoned;
+        /** The executor's record of the call the caller gave up on, set with {@code abandoned}. */
+        private Object stuckCall;
 
         Batch(ProbeSession session, List<? extends ProbeStage> stages) {
             this.session = session;
@@ -131,7 +133,7 @@ public final class StageEngine {
                 }
             }
             if (late) {
-                executor.stuckCallReturned();
+                executor.stuckCallReturned(stuckCall);
                 new ReleaseStage().run(session);
                 session.stuck = null;
             }
@@ -167,7 +169,7 @@ public final class StageEngine {
         /** The running stage passed its deadline: report it, skip the rest, and leave the release to the worker. */
         private List<StageResult> giveUp(long waitedNanos) {
             abandoned = true;
-            executor.stuckCallStarted();
+            stuckCall = executor.stuckCallStarted();
             ProbeStage stuck = stages.get(current);
             session.stuck = stuck.stage(); // under the lock: the worker, once back, sees it set and clears it
             List<StageResult> out = new ArrayList<>(stages.size());
@@ -222,6 +224,12 @@ public final class StageEngine {
         long nanos = System.nanoTime() - start;
         if (o.ok()) {
             return StageResult.of(stage.stage(), o.value(), nanos);
+        }
+        if (o.rejected() && stage.alwaysRuns()) {
+            executor.cleanUp(() -> new ReleaseStage().run(session));
+            return StageResult.of(stage.stage(), StageOutcome.skipped("deferred: all " + executor.threads()
+                    + " driver threads are taken (" + executor.stuck() + " inside calls that have not returned); "
+                    + "released on the clean-up thread"), nanos);
         }
         if (o.rejected()) {
             return StageResult.of(stage.stage(), StageOutcome.timeout("driver busy: all " + executor.threads()

@@ -121,11 +121,11 @@ class FindingsDocTest {
             }
         }
 
-        assertThat(alerts).hasSize(5);
+        assertThat(alerts).hasSize(6);
         assertThat(linked).containsExactlyInAnyOrderElementsOf(
                 alerts.stream().map(a -> a.toLowerCase(Locale.ROOT)).toList());
         assertThat(ANCHORS).containsAll(linked).contains("imexprobepairimportfailing", "imexprobetargetunreachable",
-                "imexprobeagentdown", "imexprobeprobesstale", "imexprobenoimexchannel");
+                "imexprobeagentdown", "imexprobeprobesstale", "imexprobenoimexchannel", "imexprobedrivercallstuck");
     }
 
     @Test

@@ -49,9 +49,10 @@ class ImexprobeMetricsTest {
     private final AtomicReference<NodeReport> node =
             new AtomicReference<>(NodeReports.twoGpus(1, ImexDaemonState.READY));
     private final AtomicInteger peers = new AtomicInteger(3);
+    private final AtomicInteger stuck = new AtomicInteger();
 
     private ImexprobeMetrics metrics(MeterRegistry registry, boolean pairLabels) {
-        ImexprobeMetrics m = new ImexprobeMetrics(node::get, mesh, peers::get, pairLabels, "1.2.3");
+        ImexprobeMetrics m = new ImexprobeMetrics(node::get, mesh, peers::get, stuck::get, pairLabels, "1.2.3");
         m.bindTo(registry);
         return m;
     }
@@ -104,6 +105,7 @@ class ImexprobeMetricsTest {
                 Map.entry("imexprobe.fabric.state", Set.of("gpu")),
                 Map.entry("imexprobe.fabric.healthy", Set.of("gpu")),
                 Map.entry("imexprobe.allocations.live", Set.of("kind")),
+                Map.entry("imexprobe.driver.calls.stuck", Set.of()),
                 Map.entry("imexprobe.build.info", Set.of("version", "driver_version", "cuda_version"))));
     }
 
@@ -217,6 +219,18 @@ class ImexprobeMetricsTest {
     private static double stageCount(MeterRegistry registry, String stage, String cuResult) {
         Counter c = registry.find("imexprobe.stage.results").tag("stage", stage).tag("cu_result", cuResult).counter();
         return c == null ? 0 : c.count();
+    }
+
+    @Test
+    void stuckDriverCallsAreReadAtEachScrape() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        metrics(registry, false);
+        assertThat(registry.scrape()).contains("imexprobe_driver_calls_stuck 0.0");
+        int n = 1 + new java.util.Random().nextInt(15);
+        stuck.set(n);
+        assertThat(registry.scrape()).contains("imexprobe_driver_calls_stuck " + n + ".0");
+        stuck.set(0);
+        assertThat(registry.scrape()).contains("imexprobe_driver_calls_stuck 0.0");
     }
 
     @Test
@@ -346,7 +360,7 @@ class ImexprobeMetricsTest {
 
     @Test
     void resultsBeforeBindingAreIgnoredQuietly() {
-        ImexprobeMetrics m = new ImexprobeMetrics(node::get, mesh, peers::get, false, "1.2.3");
+        ImexprobeMetrics m = new ImexprobeMetrics(node::get, mesh, peers::get, stuck::get, false, "1.2.3");
         m.onResult(pass());
         m.refreshGauges();
     }

@@ -39,7 +39,7 @@ class ScrapeDuringRefreshTest {
                 NodeReports.GPU0, new FabricInfo(3, FabricInfo.STATE_COMPLETED, 0, 7, NodeReports.CLUSTER, 0, 1))), 1,
                 ImexDaemonState.READY));
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        ImexprobeMetrics metrics = new ImexprobeMetrics(node::get, mesh, () -> 3, false, "1.2.3");
+        ImexprobeMetrics metrics = new ImexprobeMetrics(node::get, mesh, () -> 3, () -> 0, false, "1.2.3");
         metrics.bindTo(registry);
         mesh.record(ProbeResults.pass("node-a", "GPU-a0", "node-b", "GPU-node-b"));
         metrics.refreshGauges();

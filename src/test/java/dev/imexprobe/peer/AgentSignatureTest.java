@@ -89,6 +89,29 @@ class AgentSignatureTest {
     }
 
     @Test
+    void onlyTheCanonicalSpellingOfTheMacIsAccepted() {
+        // 32 bytes in 43 base64url characters: the last one carries 2 bits that decode to nothing. Every other
+        // spelling of that character decodes to the same MAC; each must be refused like any altered signature.
+        String header = agent.sign("POST", PATH, BODY);
+        String sig = header.substring(header.indexOf("sig=") + 4);
+        assertThat(sig).hasSize(43);
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        int last = alphabet.indexOf(sig.charAt(42));
+        int sameBytes = 0;
+        for (int low = 0; low < 4; low++) {
+            char c = alphabet.charAt((last & ~3) | low);
+            String spelled = header.substring(0, header.length() - 1) + c;
+            Reason expected = c == sig.charAt(42) ? Reason.OK : Reason.MALFORMED;
+            assertThat(agent.verify(spelled, "POST", PATH, BODY).reason()).as("last character %s", c)
+                    .isEqualTo(expected);
+            sameBytes += Base64.getUrlDecoder().decode(spelled.substring(spelled.indexOf("sig=") + 4)).length == 32
+                    ? 1 : 0;
+        }
+        assertThat(sameBytes).as("all four spellings decode to a MAC: the check is not the decoder's").isEqualTo(4);
+        assertThat(agent.verify(header + "=", "POST", PATH, BODY).reason()).as("padded canonical").isEqualTo(Reason.OK);
+    }
+
+    @Test
     void acceptsClockSkewUpToSixtySecondsEitherWay() {
         assertThat(agent.verify(at(NOW - 60).sign("POST", PATH, BODY), "POST", PATH, BODY))
                 .isEqualTo(new Verdict(Reason.OK, Scheme.HMAC, 60));

@@ -197,6 +197,48 @@ class DriverHangIT {
 
     @Test
     @Order(3)
+    void whenEveryDriverThreadIsHeldByACallThatDoesNotReturnLivenessIsDownUntilOneReturns() {
+        // The H200's cuMemMap of an altered FABRIC handle never returned (docs/gpu-validation.md); THREADS such
+        // probes hold every driver thread. Only a restart would get them back, so liveness must say so.
+        a.faults("cuMemMap=hang");
+        for (int i = 1; i <= THREADS; i++) {
+            Timed hung = probe("pull");
+            assertThat(hung.stage("map").get("status").asString()).as("probe %d", i).isEqualTo("timeout");
+            AgentProcess.Reply live = a.get("/actuator/health/liveness", Duration.ofSeconds(10));
+            JsonNode driver = live.json().get("components").get("driver");
+            assertThat(driver.get("details").get("callsStuck").asInt()).as("after probe %d", i).isEqualTo(i);
+            assertThat(live.status()).as("liveness with %d of %d threads held", i, THREADS)
+                    .isEqualTo(i < THREADS ? 200 : 503);
+            assertThat(a.metric("imexprobe_driver_calls_stuck")).isEqualTo(i);
+        }
+        JsonNode down = a.get("/actuator/health/liveness", Duration.ofSeconds(10)).json().get("components")
+                .get("driver");
+        assertThat(down.get("status").asString()).isEqualTo("DOWN");
+        assertThat(down.get("details").get("threads").asInt()).isEqualTo(THREADS);
+        assertThat(down.get("details").get("oldestStuckSeconds").asLong()).isGreaterThanOrEqualTo(TIMEOUT_S * 2L);
+        assertThat(down.get("details").get("reason").asString()).contains("only a restart");
+        assertThat(a.get("/actuator/health/readiness", Duration.ofSeconds(10)).status())
+                .as("held threads do not make the agent unready: it cannot take part, liveness restarts it")
+                .isEqualTo(200);
+        assertThat(a.metric("imexprobe_allocations_live", "kind", "imported")).isEqualTo(THREADS);
+        // Held threads refuse new work at once instead of queueing it behind calls that may never return.
+        Timed refused = probe("pull");
+        assertThat(refused.seconds()).as("refused, not queued for the deadline").isLessThan(TIMEOUT_S);
+        assertThat(refused.stage("import").get("detail").asString()).startsWith("driver busy: all " + THREADS);
+        assertThat(a.metric("imexprobe_allocations_live", "kind", "imported")).isEqualTo(THREADS);
+
+        a.clearFaults();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+            assertThat(a.get("/actuator/health/liveness", Duration.ofSeconds(10)).status()).isEqualTo(200);
+            assertThat(a.metric("imexprobe_driver_calls_stuck")).isZero();
+            assertThat(a.liveAllocations()).isZero();
+        });
+        System.out.printf("DriverHangIT: %d maps held every driver thread: liveness 503 with callsStuck %d; UP again "
+                + "and nothing held once they returned%n", THREADS, THREADS);
+    }
+
+    @Test
+    @Order(4)
     void aPeerKilledWhileImportingAPushIsAFailureAndTheExportIsReleasedAtOnce() {
         // AgentKilledMidProbeIT covers the asking importer and the exporter dying; here the target of a push dies.
         String importing = b.faultsWithCallMarker("cuMemMap=delay:10000");

@@ -215,10 +215,13 @@ class HostileRequestsIT {
             if (everything.contains(AgentProcess.TOKEN)) {
                 v.add("the token in the answer");
             }
-            if (reply.status() == 201 && c.request().target().startsWith("/v1/exports")) {
-                // Whatever asked for it, an export made is tracked: deleted later by the run or at its end.
+            if (reply.status() == 201 && c.request().method().equals("POST")) {
+                // Whatever spelling reached it ("/v1/./exports", "/static/../v1/exports", an absolute-form target:
+                // the server normalises them as HTTP says), an export made is tracked: deleted later or at the end.
                 JsonNode doc = Replies.json(reply);
-                state.created(doc.get("id").asString(), doc.get("handle").asString());
+                if (doc.hasNonNull("id") && doc.hasNonNull("handle")) {
+                    state.created(doc.get("id").asString(), doc.get("handle").asString());
+                }
             }
             if (!v.isEmpty()) {
                 violating++;

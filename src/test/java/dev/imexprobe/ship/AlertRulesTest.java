@@ -25,7 +25,8 @@ import org.yaml.snakeyaml.Yaml;
 class AlertRulesTest {
 
     static final List<String> ALERTS = List.of("ImexprobePairImportFailing", "ImexprobeTargetUnreachable",
-            "ImexprobeAgentDown", "ImexprobeProbesStale", "ImexprobeNoImexChannel");
+            "ImexprobeAgentDown", "ImexprobeProbesStale", "ImexprobeNoImexChannel",
+            "ImexprobeDriverCallStuck");
 
     @TempDir
     static Path dir;

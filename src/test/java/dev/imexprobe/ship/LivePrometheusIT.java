@@ -105,7 +105,7 @@ class LivePrometheusIT {
         // The chart's rules, rendered by real Helm with the short durations of a live test.
         Map<String, Object> v = values("prometheusRule.enabled", true, "agent.meshInterval", MESH_INTERVAL.toSeconds() + "s",
                 "alerts.pairFailingFor", "10s", "alerts.targetUnreachableFor", "10s", "alerts.agentDownFor", "10s",
-                "alerts.probesStaleFor", "10s", "alerts.noImexChannelFor", "10s");
+                "alerts.probesStaleFor", "10s", "alerts.noImexChannelFor", "10s", "alerts.driverCallStuckFor", "10s");
         List<Map<String, Object>> groups = Chart.at(Chart.render(v).one("PrometheusRule"), "spec.groups");
         Files.writeString(dir.resolve("rules.yaml"), yaml(Map.of("groups", groups)));
         Files.writeString(dir.resolve("canary-rules.yaml"), yaml(Map.of("groups", List.of(canaryGroup(groups)))));
@@ -243,7 +243,7 @@ class LivePrometheusIT {
         event("healthy", t0, "6/6 pairs up in Prometheus");
 
         List<JsonNode> rules = eventually("every rule evaluated without error", prometheus::rules,
-                rs -> rs.size() == 6 && rs.stream().allMatch(r -> "ok".equals(r.path("health").asString())));
+                rs -> rs.size() == AlertRulesTest.ALERTS.size() + 1 && rs.stream().allMatch(r -> "ok".equals(r.path("health").asString())));
         assertThat(rules.stream().map(r -> r.path("name").asString()).toList()).containsExactlyInAnyOrderElementsOf(
                 concat(AlertRulesTest.ALERTS, List.of(CANARY)));
         assertThat(rules).allSatisfy(r -> assertThat(r.path("duration").asDouble())
