@@ -123,7 +123,15 @@ gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter -I"$root/nati
 # bracket the probe measurement on a machine whose speed drifts; the ratio uses their mean.
 if [ "$quick" = 1 ]; then floor_args="--iterations 100 --warmup 10"; else floor_args="--iterations 500 --warmup 50"; fi
 echo "bench: driver floor, before the probes ($floor_args)" >&2
-"$work/driver_floor" $floor_args --out "$work/floor.json"
+floor_pid=""
+if [ "$quick" = 1 ]; then
+  # --quick: while the JVMs start (its numbers are not judged); Bench waits for floor.json or floor.failed.
+  ( "$work/driver_floor" $floor_args --out "$work/floor.json.part" && mv "$work/floor.json.part" "$work/floor.json" \
+      || : > "$work/floor.failed" ) &
+  floor_pid=$!
+else
+  "$work/driver_floor" $floor_args --out "$work/floor.json"
+fi
 
 # ---- agents run as in the chart's pod: its JAVA_TOOL_OPTIONS, its 512Mi memory limit (MaxRAM gives the JVM the
 # container's view of memory: the heap is 60% of 512 MiB), the Dockerfile's entrypoint flag and its MALLOC_ARENA_MAX.
@@ -143,3 +151,4 @@ args=(--jar "$jar" --java "$java" --work "$work" --driver-floor "$work/floor.jso
 [ -n "$agent_env" ] && args+=(--agent-env "$agent_env")
 "$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Dloader.main=dev.imexprobe.bench.Bench -cp "$jar" \
   org.springframework.boot.loader.launch.PropertiesLauncher "${args[@]}"
+[ -z "$floor_pid" ] || wait "$floor_pid"

@@ -127,9 +127,10 @@ public final class Bench {
         if (!agentEnv.isEmpty()) {
             figures.put("agentEnv", agentEnv);
         }
-        JsonNode floorBefore = floorFile != null && Files.exists(floorFile) ? json.readTree(floorFile.toFile()) : null;
-        JsonNode floor = floorBefore;
-        figures.put("driverFloor", floor);
+        // With --quick the first floor runs while this JVM and the agents start: it is read once the probes are done.
+        JsonNode floorBefore = null;
+        JsonNode floor = null;
+        figures.put("driverFloor", null); // its place in the file
         Map<String, String> env = new LinkedHashMap<>();
         env.put("IMEXPROBE_AUTH_TOKEN", ScaleRun.TOKEN);
         env.put("IMEXPROBE_MESH_INTERVAL", "1h");
@@ -194,6 +195,11 @@ public final class Bench {
                 }
                 AgentProcess.closeAll(all);
             }
+        }
+        if (floorFile != null) {
+            floorBefore = awaitFloor(json, floorFile);
+            floor = floorBefore;
+            figures.put("driverFloor", floor);
         }
         if (probe != null && floorBefore != null && floorCommand != null) {
             progress("driver floor, after the probes");
@@ -273,6 +279,19 @@ public final class Bench {
                 .writeValueAsString(doc) + "\n");
         Files.move(tmp, outFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                 java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** The first floor's figures, once bench/run.sh has them (it writes floor.json, or floor.failed). */
+    private static JsonNode awaitFloor(JsonMapper json, Path file) throws Exception {
+        Path failed = file.resolveSibling("floor.failed");
+        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+        while (!Files.exists(file)) {
+            if (Files.exists(failed) || System.nanoTime() > deadline) {
+                throw new IOException("the driver floor did not finish (see its message above)");
+            }
+            Thread.sleep(50);
+        }
+        return json.readTree(file.toFile());
     }
 
     /** Runs bench/driver_floor (built by bench/run.sh) again, with the environment this JVM got. */
@@ -598,7 +617,8 @@ public final class Bench {
                 Map<String, Object> sc = (Map<String, Object>) r.get("scrape");
                 double p50 = ((Number) sc.get("p50")).doubleValue();
                 rows.add(new Row("/actuator/prometheus p50 / p99, " + sc.get("series") + " series" + tag, ms(p50) + " / "
-                        + ms(((Number) sc.get("p99")).doubleValue()), "≤ 50 ms", p50 <= 50 ? "pass" : "MISS"));
+                        + ms(((Number) sc.get("p99")).doubleValue()), "≤ 50 ms", compressed ? (p50 <= 50
+                        ? "pass (upper bound)" : "info (upper bound)") : p50 <= 50 ? "pass" : "MISS"));
                 double rss = ((Number) r.get("rssMiB")).doubleValue();
                 rows.add(new Row("agent RSS (peak)" + tag, String.format(Locale.ROOT, "%.0f MiB (%.0f)", rss,
                         ((Number) r.get("peakRssMiB")).doubleValue()), "≤ 256 MiB", rss <= 256 ? "pass" : "MISS"));
