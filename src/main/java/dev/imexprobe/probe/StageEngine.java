@@ -217,8 +217,10 @@ public final class StageEngine {
         if (!stage.callsDriver()) {
             return StageResult.of(stage.stage(), stage.run(session), System.nanoTime() - start);
         }
+        java.util.concurrent.atomic.AtomicBoolean returned = new java.util.concurrent.atomic.AtomicBoolean();
         DriverExecutor.Outcome<StageOutcome> o = executor.run(() -> stage.run(session), late -> {
             new ReleaseStage().run(session);
+            returned.set(true);
             session.stuck = null;
         });
         long nanos = System.nanoTime() - start;
@@ -238,6 +240,9 @@ public final class StageEngine {
         }
         if (o.timedOut()) {
             session.stuck = stage.stage();
+            if (returned.get()) {
+                session.stuck = null; // it came back (and released) between the deadline and the line above
+            }
             return noAnswer(stage, nanos);
         }
         return StageResult.of(stage.stage(), internalError(stage, o.error()), nanos);
