@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "loader.h"
+#include "pattern.h"
 
 enum { S_CREATE, S_EXPORT, S_IMPORT, S_RESERVE, S_MAP, S_ACCESS, S_VERIFY, S_WB_WRITE, S_REL_IMP, S_WB_CHECK,
        S_REL_EXP, S_COUNT };
@@ -58,15 +59,7 @@ static void die(const char *what, CUresult rc) {
         if (rc_ != CUDA_SUCCESS) die(#call, rc_); \
     } while (0)
 
-/* ---- the pattern: a copy of native/src/jni_bridge.c (same words, same chunking, same host memory) ---- */
-#define PATTERN_CHUNK ((size_t)4 << 20)
-
-static inline uint64_t pattern_word(uint64_t seed, uint64_t index) {
-    uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ULL;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
+/* ---- the pattern: the shim's own (pattern.h), same words, same chunking, same host memory ---- */
 
 static CUresult fill_pattern(CUdeviceptr ptr, size_t size, uint64_t seed) {
     size_t chunk = size < PATTERN_CHUNK ? size : PATTERN_CHUNK;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "loader.h"
+#include "pattern.h"
 
 #define CUDA_CLASS "dev/imexprobe/cuda/CudaNative"
 #define NVML_CLASS "dev/imexprobe/cuda/NvmlNative"
@@ -313,18 +314,7 @@ static jint cuda_mem_set_access(JNIEnv *env, jclass cls, jint ordinal, jlong ptr
     return cu.cuMemSetAccess((CUdeviceptr)ptr, (size_t)size, &desc, 1);
 }
 
-/* ---- pattern ---------------------------------------------------------------------------------------
- * The test pattern both agents compute from a seed: word i (little-endian 64-bit) = splitmix64 of
- * seed + (i + 1) * golden ratio. Cheap, position-dependent (a shifted or stale buffer fails), and
- * different for every seed. Moved through a host staging buffer in chunks so any size works. */
-#define PATTERN_CHUNK ((size_t)4 << 20)
-
-static inline uint64_t pattern_word(uint64_t seed, uint64_t index) {
-    uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ULL;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
+/* ---- pattern (pattern.h) ------------------------------------------------------------------------ */
 
 static void pattern_fill_host(uint64_t *buf, size_t words, uint64_t seed, uint64_t first_index) {
     for (size_t i = 0; i < words; i++) buf[i] = pattern_word(seed, first_index + i);
