@@ -13,6 +13,9 @@ that stops answering liveness, driver resources left (imexprobe_allocations_live
 """
 import base64, collections, json, os, random, sys, time, urllib.error, urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import agent_http  # noqa: E402
+
 args = [a for a in sys.argv[1:]]
 out_json = None
 exited = None
@@ -22,21 +25,9 @@ if "--exited" in args:
     i = args.index("--exited"); exited = args[i + 1]; del args[i:i + 2]
 base, token = args[0], args[1]
 n = int(args[2]) if len(args) > 2 else 10000
-hdr = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
 
 
-def call(method, path, body=None, timeout=60):
-    req = urllib.request.Request(base + path, method=method, headers=hdr,
-                                 data=None if body is None else json.dumps(body).encode())
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, json.loads(r.read() or b"null")
-    except urllib.error.HTTPError as e:
-        raw = e.read()
-        try:
-            return e.code, json.loads(raw or b"null")
-        except ValueError:
-            return e.code, {"raw": raw[:200].decode(errors="replace")}
+call = agent_http.client(base, token)
 
 
 def live():

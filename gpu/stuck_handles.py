@@ -5,23 +5,18 @@ liveness document, and a further import refused at once.
 
 Usage: stuck_handles.py BASE TOKEN THREADS   (the agent runs with IMEXPROBE_DRIVER_THREADS=THREADS)
 """
-import importlib.util, json, os, sys, time, urllib.error, urllib.request, base64
+import importlib.util, json, os, sys, time, urllib.request, base64
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import agent_http  # noqa: E402
 
 base, token, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
-hdr = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
 spec = importlib.util.spec_from_file_location("map_hang", os.path.join(os.path.dirname(__file__), "map_hang.py"))
 map_hang = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(map_hang)
 
 
-def call(method, path, body=None, timeout=60):
-    req = urllib.request.Request(base + path, method=method, headers=hdr,
-                                 data=None if body is None else json.dumps(body).encode())
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, json.loads(r.read() or b"null")
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b"null")
+call = agent_http.client(base, token)
 
 
 def stuck():
@@ -60,5 +55,6 @@ print(f"the good handle now: HTTP {s} in {time.time() - t:.2f} s, import {imp.ge
 ok &= imp.get("detail", "").startswith("driver busy")
 rs, ready = call("GET", "/actuator/health/readiness")
 print(f"readiness {rs}; liveness {call('GET', '/actuator/health/liveness')[0]}")
+call("DELETE", "/v1/exports/" + exp["id"])  # with every thread held, its release goes to the clean-up thread
 print("verdict:", "PASS" if ok else "FAIL")
 sys.exit(0 if ok else 1)
