@@ -9,6 +9,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -38,7 +39,7 @@ public final class DriverExecutor implements AutoCloseable {
 
     /** One thread for releases the pool refused: what a probe acquired is given back even when no thread is free. */
     private final ThreadPoolExecutor cleanup = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS,
-            new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+            new LinkedBlockingQueue<>(), r -> {
                 Thread t = new Thread(r, "driver-cleanup");
                 t.setDaemon(true);
                 return t;

@@ -3,6 +3,7 @@ package dev.imexprobe.probe;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -217,7 +218,7 @@ public final class StageEngine {
         if (!stage.callsDriver()) {
             return StageResult.of(stage.stage(), stage.run(session), System.nanoTime() - start);
         }
-        java.util.concurrent.atomic.AtomicBoolean returned = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean returned = new AtomicBoolean();
         DriverExecutor.Outcome<StageOutcome> o = executor.run(() -> stage.run(session), late -> {
             new ReleaseStage().run(session);
             returned.set(true);

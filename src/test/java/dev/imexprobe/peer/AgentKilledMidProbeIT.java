@@ -51,12 +51,7 @@ class AgentKilledMidProbeIT {
 
     @AfterAll
     static void stop() {
-        if (exporter != null) {
-            exporter.close();
-        }
-        if (importer != null) {
-            importer.close();
-        }
+        AgentProcess.closeAll(exporter, importer);
     }
 
     /** The importer asks for a pull: the exporter exports, and the importer's next driver call is slowed down. */

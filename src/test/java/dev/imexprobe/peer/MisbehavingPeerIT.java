@@ -87,9 +87,7 @@ class MisbehavingPeerIT {
 
     @AfterAll
     static void stop() {
-        if (agent != null) {
-            agent.close();
-        }
+        AgentProcess.closeAll(agent);
         if (peer != null) {
             peer.stop();
         }

@@ -53,12 +53,7 @@ class SeedModelIT {
 
     @AfterAll
     static void stop() {
-        if (gpu0 != null) {
-            gpu0.close();
-        }
-        if (gpu1 != null) {
-            gpu1.close();
-        }
+        AgentProcess.closeAll(gpu0, gpu1);
     }
 
     @Test

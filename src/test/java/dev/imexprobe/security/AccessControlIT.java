@@ -1,6 +1,7 @@
 package dev.imexprobe.security;
 
 import dev.imexprobe.testing.AgentProcess;
+import dev.imexprobe.testing.RawAnswers;
 import dev.imexprobe.testing.FakeMachine;
 
 import org.junit.jupiter.api.AfterAll;
@@ -13,7 +14,6 @@ import tools.jackson.databind.JsonNode;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -71,11 +71,7 @@ class AccessControlIT {
 
     @AfterAll
     static void stop() {
-        for (AgentProcess a : new AgentProcess[] {untokened, open, capped}) {
-            if (a != null) {
-                a.close();
-            }
-        }
+        AgentProcess.closeAll(untokened, open, capped);
     }
 
     @AfterEach
@@ -306,22 +302,12 @@ class AccessControlIT {
                 }
             }
             out.flush();
-            InputStream in = s.getInputStream();
             ByteArrayOutputStream got = new ByteArrayOutputStream();
-            byte[] buf = new byte[4096];
             try {
-                int n;
-                while ((n = in.read(buf)) > 0) {
-                    got.write(buf, 0, n);
-                    String text = got.toString(StandardCharsets.UTF_8);
-                    if (text.contains("\r\n\r\n") && text.contains("}")) {
-                        break;
-                    }
-                }
+                return RawAnswers.readJsonAnswer(s.getInputStream(), got);
             } catch (IOException e) {
-                // reset after the answer: keep what was read
+                return got.toString(StandardCharsets.UTF_8); // reset after the answer: keep what was read
             }
-            return got.toString(StandardCharsets.UTF_8);
         }
     }
 

@@ -64,9 +64,7 @@ class CompromisedPeerIT {
 
     @AfterAll
     static void stop() {
-        if (a != null) {
-            a.close();
-        }
+        AgentProcess.closeAll(a);
         if (evil != null) {
             evil.stop();
         }

@@ -62,12 +62,7 @@ class DriverHangIT {
 
     @AfterAll
     static void stop() {
-        if (a != null) {
-            a.close();
-        }
-        if (b != null) {
-            b.close();
-        }
+        AgentProcess.closeAll(a, b);
     }
 
     @AfterEach

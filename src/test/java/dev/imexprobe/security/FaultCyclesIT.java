@@ -53,12 +53,7 @@ class FaultCyclesIT {
 
     @AfterAll
     static void stop() {
-        if (a != null) {
-            a.close();
-        }
-        if (b != null) {
-            b.close();
-        }
+        AgentProcess.closeAll(a, b);
     }
 
     /** One fault: where (A exports, B imports), what, and the first stage that must fail with what. */

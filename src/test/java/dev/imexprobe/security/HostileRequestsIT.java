@@ -64,9 +64,7 @@ class HostileRequestsIT {
 
     @AfterAll
     static void stop() {
-        if (agent != null) {
-            agent.close();
-        }
+        AgentProcess.closeAll(agent);
         if (stranger != null) {
             stranger.stop();
         }

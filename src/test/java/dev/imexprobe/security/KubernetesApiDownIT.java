@@ -74,12 +74,7 @@ class KubernetesApiDownIT {
 
     @AfterAll
     static void stop() {
-        if (a != null) {
-            a.close();
-        }
-        if (b != null) {
-            b.close();
-        }
+        AgentProcess.closeAll(a, b);
         if (api != null) {
             api.stop();
         }

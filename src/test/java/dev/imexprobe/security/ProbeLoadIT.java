@@ -56,12 +56,7 @@ class ProbeLoadIT {
 
     @AfterAll
     static void stop() {
-        if (a != null) {
-            a.close();
-        }
-        if (b != null) {
-            b.close();
-        }
+        AgentProcess.closeAll(a, b);
     }
 
     record Answer(int status, String retryAfter, String type, String verdict, double seconds) {

@@ -108,6 +108,15 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     /** Starts several agents at once and waits until all are ready. */
+    /** Closes each agent that was started (a null is one whose start failed); for {@code @AfterAll}. */
+    public static void closeAll(AgentProcess... agents) {
+        for (AgentProcess a : agents) {
+            if (a != null) {
+                a.close();
+            }
+        }
+    }
+
     public static void awaitReady(AgentProcess... agents) {
         for (AgentProcess a : agents) {
             a.awaitReady();

@@ -2,6 +2,7 @@ package dev.imexprobe.web;
 
 import dev.imexprobe.peer.AgentSignature;
 import dev.imexprobe.testing.AgentProcess;
+import dev.imexprobe.testing.RawAnswers;
 import dev.imexprobe.testing.FakeMachine;
 
 import org.junit.jupiter.api.AfterAll;
@@ -17,7 +18,6 @@ import tools.jackson.databind.json.JsonMapper;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -73,9 +73,7 @@ class AgentApiIT {
 
     @AfterAll
     static void stop() {
-        if (agent != null) {
-            agent.close();
-        }
+        AgentProcess.closeAll(agent);
     }
 
     @AfterEach
@@ -240,23 +238,12 @@ class AgentApiIT {
             OutputStream out = s.getOutputStream();
             out.write(request.getBytes(StandardCharsets.UTF_8));
             out.flush();
-            InputStream in = s.getInputStream();
             ByteArrayOutputStream got = new ByteArrayOutputStream();
-            byte[] buf = new byte[4096];
             try {
-                int n;
-                while ((n = in.read(buf)) > 0) {
-                    got.write(buf, 0, n);
-                    String text = got.toString(StandardCharsets.UTF_8);
-                    int headerEnd = text.indexOf("\r\n\r\n");
-                    if (headerEnd > 0 && text.contains("}")) {
-                        return text;
-                    }
-                }
+                return RawAnswers.readJsonAnswer(s.getInputStream(), got);
             } catch (SocketTimeoutException e) {
                 throw new AssertionError("no answer while the body was incomplete; got: " + got, e);
             }
-            return got.toString(StandardCharsets.UTF_8);
         }
     }
 

@@ -62,9 +62,7 @@ class OpenApiContractIT {
 
     @AfterAll
     static void stop() {
-        if (agent != null) {
-            agent.close();
-        }
+        AgentProcess.closeAll(agent);
     }
 
     /** One request to make and the status it must get. */
