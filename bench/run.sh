@@ -20,6 +20,9 @@
 #              (N: the other build's driver-pool hops per probe, for its breakdown)
 #   --agent-jvm "FLAGS"   the agents' JVM flags instead of the chart's (see below); --agent-env "K=V …" extra
 #              environment for the agents (e.g. SPRING_MAIN_LAZYINITIALIZATION=true)
+#   --aot | --no-aot   agents start as in the image, from the extracted jar and the AOT cache that
+#              src/main/docker/aot-cache.sh trains with the agents' flags (default), or from the fat jar
+#              (the default of --quick, which skips the ~10 s training)
 #
 # On the GPU host (no Maven, no JDK; the bundle of ../shared/tools/gpu-bundle.sh, gcc, python3):
 #   OUT=/tmp/out bash gpu/bench.sh   (it calls this script with the bundle's runtime and jar)
@@ -27,7 +30,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
-quick=0; out=""; java=""; jar=""; driver=auto; keep=0; sections=""; copy_sizes=""; scale_rounds=""; compare=(); agent_jvm_given=""; agent_env=""
+quick=0; out=""; java=""; jar=""; driver=auto; keep=0; sections=""; copy_sizes=""; scale_rounds=""; compare=(); agent_jvm_given=""; agent_env=""; aot=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -44,7 +47,9 @@ while [ $# -gt 0 ]; do
     --compare-agent-jvm) compare+=(--compare-agent-jvm "$2"); shift ;;
     --agent-jvm) agent_jvm_given=$2; shift ;;
     --agent-env) agent_env=$2; shift ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --aot) aot=1 ;;
+    --no-aot) aot=0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown option '$1' (--help)" >&2; exit 64 ;;
   esac
   shift
@@ -134,14 +139,26 @@ else
 fi
 
 # ---- agents run as in the chart's pod: its JAVA_TOOL_OPTIONS, its 512Mi memory limit (MaxRAM gives the JVM the
-# container's view of memory: the heap is 60% of 512 MiB), the Dockerfile's entrypoint flag and its MALLOC_ARENA_MAX.
+# container's view of memory: the heap is 60% of 512 MiB), the Dockerfile's entrypoint flag, and its
+# MALLOC_ARENA_MAX and CUDA_DEVICE_MAX_CONNECTIONS.
 tool_opts=$(sed -n 's/^ *javaToolOptions: *"\(.*\)"/\1/p' "$root/helm/imexprobe/values.yaml" 2>/dev/null | head -1)
 agent_jvm="${tool_opts:--XX:MaxRAMPercentage=60} -XX:MaxRAM=512m -XX:+ExitOnOutOfMemoryError"
-image_env=$(grep -o 'MALLOC_ARENA_MAX=[0-9]*' "$root/Dockerfile" 2>/dev/null | head -1 || true)
+image_env=$(grep -oE '(MALLOC_ARENA_MAX|CUDA_DEVICE_MAX_CONNECTIONS)=[0-9]+' "$root/Dockerfile" 2>/dev/null | tr '\n' ' ' || true)
+image_env=${image_env% }
 agent_env="${image_env}${agent_env:+ $agent_env}"
 [ -n "$agent_jvm_given" ] && agent_jvm=$agent_jvm_given
 
-args=(--jar "$jar" --java "$java" --work "$work" --driver-floor "$work/floor.json" --driver-floor-command
+# ---- the image's start layout: the jar extracted and an AOT cache trained with the agents' own flags -----------
+agent_jar=$jar
+if [ "${aot:-$((1 - quick))}" = 1 ]; then
+  echo "bench: the image's start layout: extracting the jar and training the AOT cache (src/main/docker/aot-cache.sh)" >&2
+  JAVA=$java JAVA_TOOL_OPTIONS="$agent_jvm" sh "$root/src/main/docker/aot-cache.sh" "$jar" "$work/app" 2>&1 \
+    | { grep -v '^Picked up JAVA_TOOL_OPTIONS' || true; } >&2
+  agent_jar=$work/app/imexprobe.jar
+  agent_jvm="$agent_jvm -XX:AOTCache=$work/app/imexprobe.aot"
+fi
+
+args=(--jar "$agent_jar" --java "$java" --work "$work" --driver-floor "$work/floor.json" --driver-floor-command
   "$work/driver_floor $floor_args" --out "$out" --agent-jvm "$agent_jvm")
 [ "$quick" = 1 ] && args+=(--quick)
 [ -n "$sections" ] && args+=(--sections "$sections")

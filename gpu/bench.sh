@@ -11,7 +11,8 @@
 #   J=$(bash .gpu-bundle/unpack.sh); OUT=/tmp/out J=$J bash gpu/bench.sh
 # Writes $OUT/bench-h200.json (every figure), $OUT/bench-h200.log (the table and progress), $OUT/check.json (the
 # node as the agent sees it) and $OUT/bench-work/ (agent and worker logs, the driver floor's own JSON).
-# Never calls cuMulticastCreate; NCCL_NVLS_ENABLE=0 all the same. Stops only the processes it started.
+# COMPARE_AGENT_JVM="FLAGS" adds a second pair of agents with those JVM flags, probed alternately with the first
+# (bench/run.sh --compare-agent-jvm). Never calls cuMulticastCreate; NCCL_NVLS_ENABLE=0 all the same. Stops only the processes it started.
 # To try it on a machine without a GPU, point IMEXPROBE_CUDA_LIBRARY/IMEXPROBE_NVML_LIBRARY and the FAKECUDA_*
 # variables at the fake driver (target/native/fake): the bench then runs on it as given (COPY_SIZES=16M,64M: the
 # fake copies large buffers slowly).
@@ -46,8 +47,10 @@ say "check exit $? ($(wc -c < "$OUT/check.json") bytes in check.json)"
 # The bench itself, bounded well inside the lease: 330 s (timeout signals the whole process group, and the
 # bench stops its agents on SIGTERM). Figures are written after each section, so a run cut short keeps them.
 start=$(date +%s)
+compare=()
+[ -n "${COMPARE_AGENT_JVM:-}" ] && compare=(--compare-agent-jvm "$COMPARE_AGENT_JVM")
 timeout -k 15 330 bash bench/run.sh --driver "$driver" --java "$J" --jar "$JAR" --keep --scale-rounds 1,3 \
-  --copy-sizes "${COPY_SIZES:-256M,1G}" --out "$OUT/bench-h200.json" 2>&1 | tee -a "$LOG"
+  --copy-sizes "${COPY_SIZES:-256M,1G}" --out "$OUT/bench-h200.json" "${compare[@]}" 2>&1 | tee -a "$LOG"
 rc=${PIPESTATUS[0]}
 say "=== bench/run.sh exit $rc after $(( $(date +%s) - start )) s"
 

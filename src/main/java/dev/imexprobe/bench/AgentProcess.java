@@ -11,10 +11,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /**
  * An agent ({@code serve}) in its own JVM, as it runs in production, started by the bench: how long it took to
@@ -24,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 final class AgentProcess implements AutoCloseable {
 
     private static final List<Process> STARTED = new CopyOnWriteArrayList<>();
+    private static final Pattern MAPPING_HEADER = Pattern.compile("[0-9a-f]+-[0-9a-f]+ ");
     private static final long CLOCK_TICKS = 100; // USER_HZ: 100 on every Linux the agent runs on
 
     static {
@@ -147,6 +151,36 @@ final class AgentProcess implements AutoCloseable {
             }
         }
         return new double[] {rss, hwm};
+    }
+
+    /**
+     * Where the resident memory is: RssAnon / RssFile / RssShmem of /proc/PID/status, and the mappings holding the
+     * most of it (/proc/PID/smaps, grouped by file; anonymous mappings together), largest first.
+     */
+    Map<String, Object> memoryBreakdown(int largest) throws IOException {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid() + "/status"))) {
+            for (String key : List.of("RssAnon", "RssFile", "RssShmem")) {
+                if (line.startsWith(key + ":")) {
+                    m.put(Character.toLowerCase(key.charAt(0)) + key.substring(1) + "MiB", Stats.round(kib(line) / 1024.0));
+                }
+            }
+        }
+        Map<String, Long> byMapping = new HashMap<>();
+        String mapping = "[anonymous]";
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid() + "/smaps"))) {
+            if (MAPPING_HEADER.matcher(line).lookingAt()) {
+                String[] f = line.trim().split("\\s+", 6);
+                mapping = f.length == 6 && !f[5].isBlank() ? f[5].trim() : "[anonymous]";
+            } else if (line.startsWith("Rss:")) {
+                byMapping.merge(mapping, kib(line), Long::sum);
+            }
+        }
+        Map<String, Object> top = new LinkedHashMap<>();
+        byMapping.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(largest)
+                .forEach(e -> top.put(e.getKey(), Stats.round(e.getValue() / 1024.0)));
+        m.put("largestMappingsMiB", top);
+        return m;
     }
 
     int threads() throws IOException {

@@ -177,12 +177,15 @@ public final class Bench {
                 probe = samples.getFirst();
                 Map<String, Object> pf = ProbeLatency.figures(probe);
                 pf.put("readySeconds", List.of(Stats.round(pair[0].readySeconds()), Stats.round(pair[1].readySeconds())));
+                // After n + warmup probes each: what an agent that both exports and imports holds.
+                pf.put("memory", List.of(pair[0].memoryBreakdown(8), pair[1].memoryBreakdown(8)));
                 figures.put("probe", pf);
                 save(json, outFile, figures, true);
                 if (other != null) {
                     Map<String, Object> cf = ProbeLatency.figures(samples.get(1));
                     cf.put("jar", String.valueOf(compareJar != null ? compareJar : s.jar()));
                     cf.put("agentJvmFlags", String.join(" ", cs.agentJvm()));
+                    cf.put("memory", List.of(other[0].memoryBreakdown(8), other[1].memoryBreakdown(8)));
                     figures.put("probeCompare", cf);
                     if (floor != null && http != null) {
                         figures.put("breakdownCompare", breakdown(samples.get(1), floor, http, micro, compareHops));
@@ -622,6 +625,9 @@ public final class Bench {
                 double rss = ((Number) r.get("rssMiB")).doubleValue();
                 rows.add(new Row("agent RSS (peak)" + tag, String.format(Locale.ROOT, "%.0f MiB (%.0f)", rss,
                         ((Number) r.get("peakRssMiB")).doubleValue()), "≤ 256 MiB", rss <= 256 ? "pass" : "MISS"));
+                if (r.get("memory") instanceof Map<?, ?> mem) {
+                    rows.add(new Row("agent RSS at the end, by kind" + tag, memory(mem), "", "info"));
+                }
                 double ready = ((Number) r.get("readySeconds")).doubleValue();
                 rows.add(new Row("agent start → ready" + tag, String.format(Locale.ROOT, "%.2f s", ready), "≤ 3 s",
                         ready <= 3 ? "pass" : "MISS"));
@@ -638,11 +644,26 @@ public final class Bench {
             rows.add(new Row("estimate: agent CPU in a 576-GPU domain, k peers per 30 s round", v.toString(), "≤ 5%",
                     "estimate"));
         }
+        if (f.get("probe") instanceof Map<?, ?> pf && pf.get("memory") instanceof List<?> mems && mems.size() == 2) {
+            rows.add(new Row("RSS of the latency agents after the probes: exporter | importer",
+                    memory((Map<?, ?>) mems.get(0)) + " | " + memory((Map<?, ?>) mems.get(1)), "", "info"));
+        }
         if (!readies.isEmpty()) {
             rows.add(new Row("start → ready of the two latency agents (started together)", readies.stream()
                     .map(d -> String.format(Locale.ROOT, "%.2f s", d)).reduce((x, y) -> x + ", " + y).orElse(""), "", "info"));
         }
         return rows;
+    }
+
+    /** "anon A, file F MiB; largest: name size …" from {@link AgentProcess#memoryBreakdown}. */
+    private static String memory(Map<?, ?> mem) {
+        StringBuilder v = new StringBuilder(String.format(Locale.ROOT, "anon %.0f, file %.0f MiB; largest:",
+                ((Number) mem.get("rssAnonMiB")).doubleValue(), ((Number) mem.get("rssFileMiB")).doubleValue()));
+        if (mem.get("largestMappingsMiB") instanceof Map<?, ?> maps) {
+            maps.entrySet().stream().limit(4).forEach(e -> v.append(String.format(Locale.ROOT, " %s %.0f",
+                    Path.of(e.getKey().toString()).getFileName(), ((Number) e.getValue()).doubleValue())));
+        }
+        return v.toString();
     }
 
     private static String ms(double v) {

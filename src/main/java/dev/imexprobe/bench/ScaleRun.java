@@ -134,6 +134,7 @@ final class ScaleRun {
                 m.put("rssNote", "rssMiB: the largest VmRSS sampled every 0.5 s in the window; peakRssMiB: VmHWM, "
                         + "start-up included");
                 m.put("threads", agent.threads());
+                m.put("memory", agent.memoryBreakdown(8));
                 sim.stopPushing(); // so that the agent's graceful shutdown has nothing new to wait for
             }
         }

@@ -75,26 +75,38 @@ class DockerfileTest {
     }
 
     @Test
-    void runtimeStageIsTheJreWithOnlyTheJarRunningAsNonRoot() throws Exception {
+    void runtimeStageIsTheJreWithTheJarAndItsAotCacheRunningAsNonRoot() throws Exception {
         List<Instruction> runtime = stages().get(1);
         assertThat(runtime.getFirst().args()).matches("eclipse-temurin:25-jre-\\S+");
-        assertThat(args(runtime, "COPY")).containsExactly("--from=build /imexprobe.jar /app/imexprobe.jar");
-        assertThat(args(runtime, "RUN")).as("nothing is installed into the runtime image").isEmpty();
+        assertThat(args(runtime, "COPY")).containsExactly("--from=build /imexprobe.jar /tmp/imexprobe.jar",
+                "src/main/docker/aot-cache.sh /tmp/aot-cache.sh");
+        // The one RUN lays out /app and trains the AOT cache with this stage's JRE (AotCacheIT runs the same
+        // script); nothing is installed, and what it used in /tmp is gone.
+        assertThat(args(runtime, "RUN").stream().map(r -> r.replaceAll("\\s+", " "))).containsExactly(
+                "sh /tmp/aot-cache.sh /tmp/imexprobe.jar /app && rm -rf /tmp/* /root/.cache");
+        // The training start must see production's JVM flags: the ENV comes first.
+        assertThat(indexOf(runtime, "ENV")).isLessThan(indexOf(runtime, "RUN"));
         assertThat(args(runtime, "WORKDIR")).containsExactly("/app");
         List<String> user = args(runtime, "USER");
         assertThat(user).hasSize(1);
         assertThat(user.getFirst()).matches("[0-9]+(:[0-9]+)?");
         assertThat(Integer.parseInt(user.getFirst().split(":")[0])).isNotZero();
-        // USER must come after the COPY, or nothing runs as the non-root user anyway; and be the last USER.
-        assertThat(runtime.indexOf(runtime.stream().filter(i -> i.keyword().equals("USER")).findFirst().orElseThrow()))
-                .isGreaterThan(runtime.indexOf(runtime.stream().filter(i -> i.keyword().equals("COPY")).findFirst().orElseThrow()));
-        assertThat(String.join(" ", args(runtime, "ENV"))).contains("JAVA_TOOL_OPTIONS=\"-Djava.io.tmpdir=/tmp");
-        assertThat(args(runtime, "ENTRYPOINT")).containsExactly("[\"java\",\"-XX:+ExitOnOutOfMemoryError\",\"-jar\",\"/app/imexprobe.jar\"]");
+        // USER comes after the COPY and the RUN: what they make stays root's, read-only to the agent.
+        assertThat(indexOf(runtime, "USER")).isGreaterThan(indexOf(runtime, "COPY")).isGreaterThan(indexOf(runtime, "RUN"));
+        assertThat(String.join(" ", args(runtime, "ENV"))).contains("JAVA_TOOL_OPTIONS=\"-Djava.io.tmpdir=/tmp")
+                // one CUDA work queue: 46 MiB less host memory mapped by the driver (docs/performance.md)
+                .contains("CUDA_DEVICE_MAX_CONNECTIONS=1").contains("MALLOC_ARENA_MAX=2");
+        assertThat(args(runtime, "ENTRYPOINT")).containsExactly("[\"java\",\"-XX:+ExitOnOutOfMemoryError\","
+                + "\"-XX:AOTCache=/app/imexprobe.aot\",\"-jar\",\"/app/imexprobe.jar\"]");
         assertThat(args(runtime, "CMD")).containsExactly("[\"serve\"]");
         assertThat(args(runtime, "HEALTHCHECK")).containsExactly("NONE");
         assertThat(args(runtime, "EXPOSE")).containsExactly("8080");
         assertThat(String.join(" ", args(runtime, "LABEL"))).contains("org.opencontainers.image.title=\"imexprobe\"")
                 .contains("org.opencontainers.image.version=").contains("org.opencontainers.image.source=");
+    }
+
+    private static int indexOf(List<Instruction> stage, String keyword) {
+        return stage.indexOf(stage.stream().filter(i -> i.keyword().equals(keyword)).findFirst().orElseThrow());
     }
 
     @Test

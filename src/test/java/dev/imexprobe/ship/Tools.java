@@ -34,8 +34,21 @@ final class Tools {
 
     /** Runs a command to completion (stdout and stderr together), failing the test on a timeout. */
     static Result run(Path workDir, long timeoutSeconds, List<String> command) throws IOException, InterruptedException {
+        return run(workDir, timeoutSeconds, command, java.util.Map.of());
+    }
+
+    /** As {@link #run(Path, long, List)}, with {@code env} added to (or, for an empty value, removed from) ours. */
+    static Result run(Path workDir, long timeoutSeconds, List<String> command, java.util.Map<String, String> env)
+            throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
         pb.environment().put("NO_COLOR", "1");
+        env.forEach((k, v) -> {
+            if (v.isEmpty()) {
+                pb.environment().remove(k);
+            } else {
+                pb.environment().put(k, v);
+            }
+        });
         Process p = pb.start();
         p.getOutputStream().close();
         // Drain output on its own thread so a chatty tool never blocks on a full pipe and a hung one still times out.

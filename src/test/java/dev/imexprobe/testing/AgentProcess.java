@@ -41,7 +41,17 @@ public final class AgentProcess implements AutoCloseable {
             .connectTimeout(Duration.ofSeconds(5)).build();
     private static final int PORT_ATTEMPTS = 3;
 
+    /** What starts the agent: the jar and the JVM flags before {@code -jar}. */
+    public record Launch(Path jar, List<String> jvmFlags) {
+        /** target/imexprobe.jar with small-test flags. */
+        public static Launch fatJar() {
+            return new Launch(NativeBuild.jar(), List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx192m", "-Xss512k",
+                    "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
+        }
+    }
+
     private final String name;
+    private final Launch launch;
     private final Map<String, String> env;
     private final Path log;
     private final Path faultFile;
@@ -49,8 +59,9 @@ public final class AgentProcess implements AutoCloseable {
     private int port;
     private int attempts;
 
-    private AgentProcess(String name, Map<String, String> env, Path dir) {
+    private AgentProcess(String name, Launch launch, Map<String, String> env, Path dir) {
         this.name = name;
+        this.launch = launch;
         this.env = env;
         this.log = dir.resolve(name + ".log");
         this.faultFile = dir.resolve(name + ".faults");
@@ -64,6 +75,12 @@ public final class AgentProcess implements AutoCloseable {
      */
     public static AgentProcess start(String name, Path dir, Map<String, String> machineEnv, String node,
                                      Map<String, String> extra) {
+        return start(name, dir, machineEnv, node, extra, Launch.fatJar());
+    }
+
+    /** As {@link #start(String, Path, Map, String, Map)}, from another jar or with other JVM flags. */
+    public static AgentProcess start(String name, Path dir, Map<String, String> machineEnv, String node,
+                                     Map<String, String> extra, Launch launch) {
         Map<String, String> env = new LinkedHashMap<>(machineEnv);
         env.put("IMEXPROBE_AUTH_TOKEN", TOKEN);
         env.put("IMEXPROBE_NODE_NAME", node);
@@ -79,7 +96,7 @@ public final class AgentProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        AgentProcess agent = new AgentProcess(name, env, dir);
+        AgentProcess agent = new AgentProcess(name, launch, env, dir);
         agent.faults("");
         agent.env.put("FAKECUDA_FAULTS", "@" + agent.faultFile);
         agent.launch();
@@ -89,9 +106,9 @@ public final class AgentProcess implements AutoCloseable {
     private void launch() {
         port = freePort();
         attempts++;
-        List<String> cmd = new ArrayList<>(List.of(NativeBuild.java(), "--enable-native-access=ALL-UNNAMED",
-                "-XX:+UseSerialGC", "-Xmx192m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-                "-jar", NativeBuild.jar().toString(), "serve"));
+        List<String> cmd = new ArrayList<>(List.of(NativeBuild.java()));
+        cmd.addAll(launch.jvmFlags());
+        cmd.addAll(List.of("-jar", launch.jar().toString(), "serve"));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         // Nothing of the test JVM's own environment that the agent or the fake reads may leak in.
         pb.environment().keySet().removeIf(k -> k.startsWith("IMEXPROBE_") || k.startsWith("FAKECUDA_")
