@@ -25,7 +25,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One agent ({@code java -jar target/imexprobe.jar serve}) as a real process on loopback: its own port, its own
+ * One agent ({@code serve}, started as the image starts it: {@link Launch#standard()}) as a real process on loopback: its own port, its own
  * environment (usually a {@link FakeMachine}'s), its own fault file, its log in a file. {@link #start} launches
  * without waiting, so a test class can start several agents side by side and then {@link #awaitReady} them.
  * Every call below goes through HTTP, as a peer or an operator would.
@@ -43,10 +43,26 @@ public final class AgentProcess implements AutoCloseable {
 
     /** What starts the agent: the jar and the JVM flags before {@code -jar}. */
     public record Launch(Path jar, List<String> jvmFlags) {
-        /** target/imexprobe.jar with small-test flags. */
+
+        /** Small test agents: one of several on a two-core machine. */
+        static final List<String> TEST_FLAGS = List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
+                "-Xmx192m", "-Xss512k", "-XX:TieredStopAtLevel=1");
+
+        /** target/imexprobe.jar with the test flags. */
         public static Launch fatJar() {
-            return new Launch(NativeBuild.jar(), List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx192m", "-Xss512k",
-                    "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
+            return new Launch(NativeBuild.jar(), TEST_FLAGS);
+        }
+
+        /**
+         * As the image starts the agent (extracted jar, AOT cache: {@link NativeBuild#imageLayout}) when that
+         * layout could be made, else {@link #fatJar()}. The fat jar stays covered by demo, check, ladder and bench.
+         */
+        public static Launch standard() {
+            return NativeBuild.imageLayout(TEST_FLAGS).map(l -> {
+                List<String> flags = new ArrayList<>(TEST_FLAGS);
+                flags.add("-XX:AOTCache=" + l.cache());
+                return new Launch(l.jar(), List.copyOf(flags));
+            }).orElseGet(Launch::fatJar);
         }
     }
 
@@ -75,7 +91,7 @@ public final class AgentProcess implements AutoCloseable {
      */
     public static AgentProcess start(String name, Path dir, Map<String, String> machineEnv, String node,
                                      Map<String, String> extra) {
-        return start(name, dir, machineEnv, node, extra, Launch.fatJar());
+        return start(name, dir, machineEnv, node, extra, Launch.standard());
     }
 
     /** As {@link #start(String, Path, Map, String, Map)}, from another jar or with other JVM flags. */

@@ -28,7 +28,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Several agents ({@code java -jar target/imexprobe.jar serve}) on loopback forming one simulated NVLink domain:
+ * Several agents ({@code serve}, launched as {@link AgentProcess.Launch#standard()}) on loopback forming one simulated NVLink domain:
  * each is its own "node" to the fake driver (its own host id, fault file and channel folder), all share one
  * allocation folder and one token, and every GPU is registered with the fabric (state COMPLETED, one cluster
  * UUID, one clique) so that imports across hosts work as the fake's README describes. Ports are reserved before
@@ -234,9 +234,10 @@ public final class MeshAgents implements AutoCloseable {
             env.put("LOGGING_LEVEL_DEV_IMEXPROBE", "INFO");
             env.putAll(extra);
             env.values().removeIf(v -> v == null);
-            List<String> cmd = List.of(NativeBuild.java(), "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
-                    "-Xmx192m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-jar",
-                    NativeBuild.jar().toString(), "serve");
+            AgentProcess.Launch launch = AgentProcess.Launch.standard();
+            List<String> cmd = new ArrayList<>(List.of(NativeBuild.java()));
+            cmd.addAll(launch.jvmFlags());
+            cmd.addAll(List.of("-jar", launch.jar().toString(), "serve"));
             ProcessBuilder pb = new ProcessBuilder(cmd);
             // Nothing of the test JVM's own environment that the agent or the fake reads may leak in.
             pb.environment().keySet().removeIf(k -> k.startsWith("IMEXPROBE_") || k.startsWith("FAKECUDA_")

@@ -1,7 +1,15 @@
 package dev.imexprobe.testing;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /** Where the build put the shim, the fake driver and the jar (Surefire and Failsafe pass the paths). */
 public final class NativeBuild {
@@ -29,6 +37,57 @@ public final class NativeBuild {
             throw new IllegalStateException("no jar at " + p.toAbsolutePath() + ": run ./mvnw package first");
         }
         return p.toAbsolutePath();
+    }
+
+    /** The image's start layout made from {@link #jar()}: the extracted jar and an AOT cache for given JVM flags. */
+    public record ImageLayout(Path jar, Path cache) {
+    }
+
+    private static final Map<List<String>, Optional<ImageLayout>> LAYOUTS = new HashMap<>();
+
+    /**
+     * The jar laid out as the image lays it out (src/main/docker/aot-cache.sh, the Dockerfile's own step), with
+     * an AOT cache trained for {@code jvmFlags}, made once per test JVM under target/: agents started from it are
+     * ready in about half the time, which is most of an integration test's wall time on a small machine.
+     * Empty when IMEXPROBE_TEST_AOT=off or when the training failed (then agents start from the fat jar, and
+     * AotCacheIT, which runs the same script, says what broke).
+     */
+    public static synchronized Optional<ImageLayout> imageLayout(List<String> jvmFlags) {
+        if ("off".equals(System.getenv("IMEXPROBE_TEST_AOT"))) {
+            return Optional.empty();
+        }
+        return LAYOUTS.computeIfAbsent(List.copyOf(jvmFlags), NativeBuild::train);
+    }
+
+    private static Optional<ImageLayout> train(List<String> jvmFlags) {
+        Path jar = jar();
+        Path dir = jar.getParent().resolve("it-aot-" + Integer.toHexString(jvmFlags.hashCode()));
+        Path script = Path.of("src/main/docker/aot-cache.sh").toAbsolutePath();
+        List<String> cmd = new ArrayList<>(List.of("sh", script.toString(), jar.toString(), dir.toString()));
+        cmd.addAll(jvmFlags);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().keySet().removeIf(k -> k.startsWith("IMEXPROBE_") || k.startsWith("FAKECUDA_")
+                || k.startsWith("SERVER_") || k.startsWith("MANAGEMENT_") || k.startsWith("SPRING_")
+                || k.equals("JAVA_TOOL_OPTIONS"));
+        pb.environment().put("JAVA", java());
+        try {
+            Process p = pb.start();
+            p.getOutputStream().close();
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                System.err.println("test agents start from the fat jar: aot-cache.sh failed:\n"
+                        + new String(out, StandardCharsets.UTF_8));
+                return Optional.empty();
+            }
+        } catch (IOException e) {
+            System.err.println("test agents start from the fat jar: " + e);
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+        return Optional.of(new ImageLayout(dir.resolve("imexprobe.jar"), dir.resolve("imexprobe.aot")));
     }
 
     /** The java of this JVM (JDK 25), never a bare `java` from the PATH. */
