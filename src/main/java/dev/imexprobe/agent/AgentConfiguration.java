@@ -126,7 +126,7 @@ public class AgentConfiguration {
     @Bean
     PeerClient peerClient(AgentProperties properties, JsonMapper json, RequestSigner signer) {
         Duration timeout = properties.probe().timeout();
-        return new PeerClient(PeerClient.defaultHttpClient(timeout), json, timeout, signer);
+        return new PeerClient(PeerClient.defaultHttp(timeout), json, signer);
     }
 
     @Bean

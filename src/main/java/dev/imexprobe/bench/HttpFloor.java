@@ -2,6 +2,7 @@ package dev.imexprobe.bench;
 
 import dev.imexprobe.peer.AgentSignature;
 import dev.imexprobe.peer.PeerClient;
+import dev.imexprobe.peer.PeerHttp;
 
 import tools.jackson.databind.json.JsonMapper;
 
@@ -10,10 +11,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -21,8 +18,8 @@ import java.util.Map;
 
 /**
  * The HTTP floor: one loopback round trip of a probe's payload (request ≈ the POST /v1/imports body, response ≈
- * an ImportReply) from the agents' own client (the JDK HttpClient as PeerClient builds it, keep-alive, the same
- * headers) to a server that does nothing but answer: the JDK's HttpServer when the runtime has jdk.httpserver,
+ * an ImportReply) from the agents' own client (PeerHttp as PeerClient builds it: HttpURLConnection, keep-alive,
+ * the same headers) to a server that does nothing but answer: the JDK's HttpServer when the runtime has jdk.httpserver,
  * and always the bench's minimal socket server. No JSON is parsed: that is accounted for separately.
  */
 final class HttpFloor {
@@ -43,7 +40,7 @@ final class HttpFloor {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("requestBytes", request.length);
         out.put("responseBytes", reply.length);
-        out.put("client", "JDK HttpClient (HTTP/1.1, keep-alive), as PeerClient.defaultHttpClient builds it");
+        out.put("client", "PeerHttp (HttpURLConnection, HTTP/1.1, keep-alive), as PeerClient.defaultHttp builds it");
         Stats socket;
         try (MiniHttpServer s = MiniHttpServer.start(0, (m, p, b) -> MiniHttpServer.Response.json(reply))) {
             socket = measure(s.port(), request, auth, warmup, n);
@@ -64,25 +61,22 @@ final class HttpFloor {
     }
 
     static Stats measure(int port, byte[] request, String auth, int warmup, int n) throws Exception {
-        HttpClient client = PeerClient.defaultHttpClient(Duration.ofSeconds(10));
-        URI uri = URI.create("http://127.0.0.1:" + port + "/v1/imports");
+        Map<String, String> headers = Map.of("Content-Type", "application/json", "Accept", "application/json",
+                "Authorization", auth);
         double[] ms = new double[n];
-        for (int i = -warmup; i < n; i++) {
-            HttpRequest r = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(request))
-                    .header("Content-Type", "application/json").header("Accept", "application/json")
-                    .header("Authorization", auth).build();
-            long t = System.nanoTime();
-            HttpResponse<byte[]> resp = client.send(r, HttpResponse.BodyHandlers.ofByteArray());
-            long d = System.nanoTime() - t;
-            if (resp.statusCode() != 200 || resp.body().length == 0) {
-                throw new IOException("HTTP floor: unexpected answer " + resp.statusCode());
-            }
-            if (i >= 0) {
-                ms[i] = d / 1e6;
+        try (PeerHttp client = PeerClient.defaultHttp(Duration.ofSeconds(10))) {
+            for (int i = -warmup; i < n; i++) {
+                long t = System.nanoTime();
+                PeerHttp.Answer answer = client.exchange("127.0.0.1:" + port, "POST", "/v1/imports", request, headers);
+                long d = System.nanoTime() - t;
+                if (answer.status() != 200 || answer.body().length == 0) {
+                    throw new IOException("HTTP floor: unexpected answer " + answer.status());
+                }
+                if (i >= 0) {
+                    ms[i] = d / 1e6;
+                }
             }
         }
-        client.close();
         return Stats.of(ms);
     }
 

@@ -1,15 +1,12 @@
 package dev.imexprobe.bench;
 
+import dev.imexprobe.peer.PeerHttp;
 import dev.imexprobe.probe.Stage;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,7 +17,9 @@ import java.util.Map;
 
 /**
  * A full push probe (write-back on, 2 MiB) between two agents on loopback, measured by the client: GET /probe
- * on agent a with agent b as the target, over one kept-alive connection, N times after a warm-up. Also keeps the
+ * on agent a with agent b as the target, over one kept-alive connection, N times after a warm-up. The caller is
+ * the agents' own client ({@link PeerHttp}), the one the HTTP floor is measured with: a caller's own overhead is
+ * then the floor's round trip, whatever client a user has. Also keeps the
  * stages each answer reports, so the time can be split, and times b's GET /v1/node (the identity query a probe
  * makes).
  */
@@ -79,11 +78,11 @@ final class ProbeLatency {
      * same machine at the same moments: on a shared, noisy machine that is the only fair before/after.
      */
     List<Samples> measure(List<AgentProcess[]> pairs, int warmup, int n) throws IOException, InterruptedException {
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
+        PeerHttp client = new PeerHttp(Duration.ofSeconds(5), Duration.ofSeconds(60), 64 << 20);
+        Map<String, String> accept = Map.of("Accept", "application/json");
         int k = pairs.size();
-        URI[] probe = new URI[k];
-        URI[] node = new URI[k];
+        String[] probe = new String[k];
+        String[] node = new String[k];
         double[][] wall = new double[k][n];
         double[][] server = new double[k][n];
         double[][] nodeMs = new double[k][n];
@@ -93,9 +92,8 @@ final class ProbeLatency {
         for (int p = 0; p < k; p++) {
             AgentProcess a = pairs.get(p)[0];
             AgentProcess b = pairs.get(p)[1];
-            probe[p] = URI.create("http://" + a.address() + "/probe?target=" + b.address()
-                    + "&direction=push&writeback=true&sizeBytes=" + Payloads.SIZE);
-            node[p] = URI.create("http://" + b.address() + "/v1/node");
+            probe[p] = "/probe?target=" + b.address() + "&direction=push&writeback=true&sizeBytes=" + Payloads.SIZE;
+            node[p] = "/v1/node";
             Map<Stage, double[]> st = new EnumMap<>(Stage.class);
             for (Stage s : Stage.values()) {
                 st.put(s, new double[n]);
@@ -117,11 +115,10 @@ final class ProbeLatency {
                 for (int j = 0; j < k; j++) {
                     int p = Math.floorMod(i, 2) == 0 ? j : k - 1 - j;
                     long t = System.nanoTime();
-                    HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(probe[p]).timeout(Duration.ofSeconds(60))
-                            .build(), HttpResponse.BodyHandlers.ofByteArray());
+                    PeerHttp.Answer r = client.exchange(pairs.get(p)[0].address(), "GET", probe[p], null, accept);
                     long d = System.nanoTime() - t;
                     JsonNode report = json.readTree(r.body());
-                    boolean pass = r.statusCode() == 200 && "pass".equals(report.path("verdict").asString(""));
+                    boolean pass = r.status() == 200 && "pass".equals(report.path("verdict").asString(""));
                     if (!pass) {
                         failures[p]++;
                         if (failureSamples.get(p).size() < 3) {
@@ -160,11 +157,10 @@ final class ProbeLatency {
             for (int i = -Math.min(warmup, 20); i < n; i++) {
                 for (int p = 0; p < k; p++) {
                     long t = System.nanoTime();
-                    HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(node[p]).timeout(Duration.ofSeconds(10))
-                            .build(), HttpResponse.BodyHandlers.ofByteArray());
+                    PeerHttp.Answer r = client.exchange(pairs.get(p)[1].address(), "GET", node[p], null, accept);
                     long d = System.nanoTime() - t;
-                    if (r.statusCode() != 200) {
-                        throw new IOException("GET /v1/node answered " + r.statusCode());
+                    if (r.status() != 200) {
+                        throw new IOException("GET /v1/node answered " + r.status());
                     }
                     if (i >= 0) {
                         nodeMs[p][i] = d / 1e6;

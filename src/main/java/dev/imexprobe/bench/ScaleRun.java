@@ -234,8 +234,7 @@ final class ScaleRun {
             registry = new ExportRegistry(driver, engine, new ExportLimits(Duration.ofSeconds(60), 512, 1L << 30, 64L << 30),
                     Clock.systemUTC());
             AgentSignature signature = new AgentSignature(TOKEN, Clock.systemUTC());
-            client = new PeerClient(PeerClient.defaultHttpClient(Duration.ofSeconds(10)), json, Duration.ofSeconds(10),
-                    signature::sign);
+            client = new PeerClient(PeerClient.defaultHttp(Duration.ofSeconds(10)), json, signature::sign);
             JsonNode template = json.valueToTree(new NodeReporter(driver, NodeInspectorSettings.defaults(),
                     AgentIdentity.create("template")).report());
             for (int i = 1; i <= peers; i++) {

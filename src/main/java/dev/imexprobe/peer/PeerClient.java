@@ -10,46 +10,38 @@ import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
-import java.nio.channels.UnresolvedAddressException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
- * Calls other agents' REST API. One HttpClient (keep-alive) for all peers, a deadline on every call, every
+ * Calls other agents' REST API. One {@link PeerHttp} (keep-alive) for all peers, a deadline on every call, every
  * agent-to-agent request signed, and every answer checked against the shape the API promises: a peer that
  * answers garbage, slowly or not at all produces a {@link PeerCall} saying so, never an exception.
  */
 public final class PeerClient {
 
-    private static final int MAX_REPLY = 1 << 20;
+    /** No agent's answer comes near this; a bigger one is refused while it arrives. */
+    public static final int MAX_REPLY = 1 << 20;
 
-    private final HttpClient http;
+    private final PeerHttp http;
     private final JsonMapper json;
     private final Duration timeout;
     private final RequestSigner signer;
 
-    public PeerClient(HttpClient http, JsonMapper json, Duration timeout, RequestSigner signer) {
+    public PeerClient(PeerHttp http, JsonMapper json, RequestSigner signer) {
         this.http = http;
         this.json = json;
-        this.timeout = timeout;
+        this.timeout = http.timeout();
         this.signer = signer;
     }
 
-    public static HttpClient defaultHttpClient(Duration connectTimeout) {
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(connectTimeout)
-                .followRedirects(HttpClient.Redirect.NEVER).build();
+    /** The transport the agent uses: connect within the same deadline as the whole answer. */
+    public static PeerHttp defaultHttp(Duration timeout) {
+        return new PeerHttp(timeout, timeout, MAX_REPLY);
     }
 
     /** GET /v1/node: the peer's identity and GPUs (unauthenticated, read-only). */
@@ -82,66 +74,43 @@ public final class PeerClient {
     private <T> PeerCall<T> call(String target, String method, String path, Object body, Class<T> type,
                                  boolean signed) {
         long start = System.nanoTime();
-        byte[] bytes = body == null ? new byte[0] : json.writeValueAsBytes(body);
-        HttpRequest.Builder b;
+        if (Thread.currentThread().isInterrupted()) {
+            return PeerCall.failed(PeerCall.Kind.TIMEOUT, 0, "interrupted", 0);
+        }
+        byte[] bytes = body == null ? null : json.writeValueAsBytes(body);
+        Map<String, String> headers = new LinkedHashMap<>();
+        if (body != null) {
+            headers.put("Content-Type", "application/json");
+        }
+        headers.put("Accept", "application/json");
+        if (signed && signer != null) {
+            String auth = signer.authorization(method, path, bytes == null ? new byte[0] : bytes);
+            if (auth != null) {
+                headers.put("Authorization", auth);
+            }
+        }
+        PeerHttp.Answer response;
         try {
-            b = HttpRequest.newBuilder(URI.create("http://" + target + path)).timeout(timeout);
+            response = http.exchange(target, method, path, bytes, headers);
         } catch (IllegalArgumentException e) {
             return PeerCall.failed(PeerCall.Kind.UNREACHABLE, 0, "not a valid host:port: " + target, 0);
-        }
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(bytes));
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        b.header("Accept", "application/json");
-        if (signed && signer != null) {
-            String auth = signer.authorization(method, path, bytes);
-            if (auth != null) {
-                b.header("Authorization", auth);
-            }
-        }
-        HttpResponse<byte[]> response;
-        // The request's own timeout covers the wait for the headers only: a peer that trickles its body would hold
-        // the probe for as long as it likes. This deadline covers the whole answer, and the size is capped while
-        // it arrives, not after.
-        CompletableFuture<HttpResponse<byte[]>> pending = http.sendAsync(b.build(),
-                HttpResponse.BodyHandlers.limiting(HttpResponse.BodyHandlers.ofByteArray(), MAX_REPLY));
-        try {
-            response = pending.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            pending.cancel(true);
+        } catch (PeerHttp.ConnectTimeout e) {
+            return PeerCall.failed(PeerCall.Kind.UNREACHABLE, 0, e.getMessage(), System.nanoTime() - start);
+        } catch (PeerHttp.NoAnswer e) {
             return noAnswer(method, path, target, start);
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            while (c instanceof CompletionException && c.getCause() != null) {
-                c = c.getCause();
-            }
-            if (c instanceof HttpConnectTimeoutException) {
-                return PeerCall.failed(PeerCall.Kind.UNREACHABLE, 0, "connect to " + target + " timed out",
-                        System.nanoTime() - start);
-            }
-            if (c instanceof HttpTimeoutException) {
-                return noAnswer(method, path, target, start);
-            }
-            if (c instanceof ConnectException || c instanceof UnresolvedAddressException) {
-                return PeerCall.failed(PeerCall.Kind.UNREACHABLE, 0, "cannot connect to " + target + ": "
-                        + (c.getMessage() != null ? c.getMessage() : c.getClass().getSimpleName()),
-                        System.nanoTime() - start);
-            }
-            if (c instanceof IOException && c.getMessage() != null && c.getMessage().startsWith("body exceeds capacity")) {
-                return PeerCall.failed(PeerCall.Kind.GARBLED, 0, "answer larger than " + MAX_REPLY + " bytes",
-                        System.nanoTime() - start);
-            }
-            return PeerCall.failed(PeerCall.Kind.UNREACHABLE, 0, method + " " + path + " on " + target + " failed: "
-                    + c.getClass().getSimpleName() + (c.getMessage() != null ? " " + c.getMessage() : ""),
+        } catch (PeerHttp.TooLarge e) {
+            return PeerCall.failed(PeerCall.Kind.GARBLED, 0, e.getMessage(), System.nanoTime() - start);
+        } catch (ConnectException | UnknownHostException | NoRouteToHostException e) {
+            return PeerCall.failed(PeerCall.Kind.UNREACHABLE, 0, "cannot connect to " + target + ": "
+                    + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()),
                     System.nanoTime() - start);
-        } catch (InterruptedException e) {
-            pending.cancel(true);
-            Thread.currentThread().interrupt();
-            return PeerCall.failed(PeerCall.Kind.TIMEOUT, 0, "interrupted", System.nanoTime() - start);
+        } catch (IOException e) {
+            return PeerCall.failed(PeerCall.Kind.UNREACHABLE, 0, method + " " + path + " on " + target + " failed: "
+                    + e.getClass().getSimpleName() + (e.getMessage() != null ? " " + e.getMessage() : ""),
+                    System.nanoTime() - start);
         }
         long nanos = System.nanoTime() - start;
-        int status = response.statusCode();
+        int status = response.status();
         byte[] reply = response.body();
         if (status >= 400 && status < 500) {
             return PeerCall.failed(PeerCall.Kind.REJECTED, status, status + " " + problemDetail(reply), nanos);

@@ -6,6 +6,7 @@ import dev.imexprobe.peer.DiscoveryStatus;
 import dev.imexprobe.peer.PeerAddress;
 import dev.imexprobe.peer.PeerClient;
 import dev.imexprobe.peer.PeerDiscovery;
+import dev.imexprobe.peer.PeerHttp;
 import dev.imexprobe.probe.Stage;
 import dev.imexprobe.testing.MutableClock;
 import dev.imexprobe.testing.ProbeResults;
@@ -64,8 +65,8 @@ class MeshServiceTest {
                 return List.of();
             }
         };
-        PeerClient client = new PeerClient(PeerClient.defaultHttpClient(Duration.ofSeconds(2)), JSON,
-                Duration.ofSeconds(5), (method, path, body) -> null);
+        PeerClient client = new PeerClient(new PeerHttp(Duration.ofSeconds(2), Duration.ofSeconds(5),
+                PeerClient.MAX_REPLY), JSON, (method, path, body) -> null);
         service = new MeshService(new AgentIdentity("agent-a", "node-a", "1.2.3"), () -> true, state, discovery,
                 client, JSON, Duration.ofSeconds(30));
     }

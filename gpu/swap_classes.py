@@ -1,0 +1,22 @@
+# python3 gpu/swap_classes.py NEW.jar CLASSES.tgz OUT.jar
+# The Boot jar NEW.jar with its BOOT-INF/classes/dev/ replaced by another build's classes, for a before/after on
+# the GPU host when the bundle (64 MiB) cannot carry two jars: the libraries are the same, the classes are not.
+# CLASSES.tgz: tar -C <other checkout>/target/classes -czf .gpu-bundle/old-classes.tgz dev
+# Then: bash bench/run.sh ... --compare-jar OUT.jar
+import sys, tarfile, zipfile
+new, tgz, out = sys.argv[1:4]
+old = {}
+with tarfile.open(tgz) as t:
+    for m in t.getmembers():
+        if m.isfile():
+            old["BOOT-INF/classes/" + m.name] = t.extractfile(m).read()
+        elif m.isdir():
+            old["BOOT-INF/classes/" + m.name.rstrip("/") + "/"] = b""  # classpath scanning needs the folders
+with zipfile.ZipFile(new) as zin, zipfile.ZipFile(out, "w") as zout:
+    for info in zin.infolist():
+        if info.filename.startswith("BOOT-INF/classes/dev/"):
+            continue
+        zout.writestr(info, zin.read(info.filename))
+    for name, data in sorted(old.items()):
+        zout.writestr(zipfile.ZipInfo(name, (2026, 12, 3, 0, 0, 0)), data, compress_type=zipfile.ZIP_DEFLATED)
+print("jar:", out, "with", len(old), "entries of the other build")
