@@ -82,7 +82,6 @@ final class ProbeLatency {
         Map<String, String> accept = Map.of("Accept", "application/json");
         int k = pairs.size();
         String[] probe = new String[k];
-        String[] node = new String[k];
         double[][] wall = new double[k][n];
         double[][] server = new double[k][n];
         double[][] nodeMs = new double[k][n];
@@ -90,10 +89,7 @@ final class ProbeLatency {
         int[] failures = new int[k];
         List<List<String>> failureSamples = new ArrayList<>();
         for (int p = 0; p < k; p++) {
-            AgentProcess a = pairs.get(p)[0];
-            AgentProcess b = pairs.get(p)[1];
-            probe[p] = "/probe?target=" + b.address() + "&direction=push&writeback=true&sizeBytes=" + Payloads.SIZE;
-            node[p] = "/v1/node";
+            probe[p] = "/probe?target=" + pairs.get(p)[1].address() + "&direction=push&writeback=true&sizeBytes=" + Payloads.SIZE;
             Map<Stage, double[]> st = new EnumMap<>(Stage.class);
             for (Stage s : Stage.values()) {
                 st.put(s, new double[n]);
@@ -157,7 +153,7 @@ final class ProbeLatency {
             for (int i = -Math.min(warmup, 20); i < n; i++) {
                 for (int p = 0; p < k; p++) {
                     long t = System.nanoTime();
-                    PeerHttp.Answer r = client.exchange(pairs.get(p)[1].address(), "GET", node[p], null, accept);
+                    PeerHttp.Answer r = client.exchange(pairs.get(p)[1].address(), "GET", "/v1/node", null, accept);
                     long d = System.nanoTime() - t;
                     if (r.status() != 200) {
                         throw new IOException("GET /v1/node answered " + r.status());

@@ -12,7 +12,6 @@ import java.net.URL;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -59,6 +58,7 @@ public final class PeerHttp implements AutoCloseable {
     private static final int EXPIRED = 2;
 
     private final int connectMillis;
+    private final int readMillis;
     private final long timeoutNanos;
     private final int maxReply;
     private final ConcurrentLinkedQueue<Call> watched = new ConcurrentLinkedQueue<>();
@@ -70,10 +70,15 @@ public final class PeerHttp implements AutoCloseable {
             throw new IllegalArgumentException("peer timeouts must be positive: connect " + connectTimeout
                     + ", answer " + timeout);
         }
-        this.connectMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, connectTimeout.toMillis()));
+        this.connectMillis = millis(connectTimeout);
+        this.readMillis = millis(timeout);
         this.timeoutNanos = timeout.toNanos();
         this.maxReply = maxReply;
         this.watchdog = Thread.ofPlatform().daemon().name("imexprobe-peer-deadline").start(this::watch);
+    }
+
+    private static int millis(Duration d) {
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, d.toMillis()));
     }
 
     public Duration timeout() {
@@ -95,7 +100,7 @@ public final class PeerHttp implements AutoCloseable {
         URL url = url(target, path);
         HttpURLConnection c = (HttpURLConnection) url.openConnection(Proxy.NO_PROXY);
         c.setConnectTimeout(connectMillis);
-        c.setReadTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))));
+        c.setReadTimeout(readMillis);
         c.setInstanceFollowRedirects(false);
         c.setUseCaches(false);
         c.setRequestMethod(method);
@@ -117,20 +122,20 @@ public final class PeerHttp implements AutoCloseable {
             int status = c.getResponseCode();
             InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
             byte[] reply = in == null ? new byte[0] : read(in);
-            if (!call.finish()) {
-                throw new NoAnswer();
+            if (call.finish()) {
+                return new Answer(status, reply);
             }
-            return new Answer(status, reply);
         } catch (SocketTimeoutException e) {
-            call.finish();
-            throw new NoAnswer();
+            call.finish(); // a read that timed out: no answer, as when the watchdog is first
         } catch (IOException | RuntimeException e) {
-            if (!call.finish()) {
-                throw new NoAnswer();
+            if (call.finish()) {
+                c.disconnect();
+                throw e;
             }
-            c.disconnect();
-            throw e;
+            // else the watchdog closed the socket, and that is what failed the call
         }
+        c.disconnect();
+        throw new NoAnswer();
     }
 
     private static URL url(String target, String path) {
@@ -197,7 +202,7 @@ public final class PeerHttp implements AutoCloseable {
 
         /** @return false when the watchdog got there first */
         boolean finish() {
-            return state.compareAndSet(RUNNING, DONE) || state.get() == DONE;
+            return state.compareAndSet(RUNNING, DONE);
         }
 
         void expire() {

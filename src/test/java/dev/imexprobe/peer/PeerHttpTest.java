@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The agents' HTTP transport against a server written out by hand, so that each answer can misbehave exactly:
+ * The agents' HTTP transport against a server written out by hand (not WireMock: it counts connections, to prove
+ * keep-alive, and writes each answer's bytes as given), so that each answer can misbehave exactly:
  * a body that trickles, headers that never come, a body past the cap, a 4xx with a reason. What the transport
  * must never do is wait past its deadline or hand over more than the cap.
  */
