@@ -68,7 +68,7 @@ static CUresult fill_pattern(CUdeviceptr ptr, size_t size, uint64_t seed) {
     CUresult rc = CUDA_SUCCESS;
     for (size_t off = 0; off < size && rc == CUDA_SUCCESS; off += chunk) {
         size_t n = size - off < chunk ? size - off : chunk;
-        for (size_t i = 0; i < n / 8; i++) buf[i] = pattern_word(seed, off / 8 + i);
+        pattern_fill(buf, n / 8, seed, off / 8);
         rc = cu.cuMemcpyHtoD(ptr + off, buf, n);
     }
     free(buf);
@@ -85,12 +85,9 @@ static long long verify_pattern(CUdeviceptr ptr, size_t size, uint64_t seed, CUr
     for (size_t off = 0; off < size && *rc == CUDA_SUCCESS && mismatch < 0; off += chunk) {
         size_t n = size - off < chunk ? size - off : chunk;
         *rc = cu.cuMemcpyDtoH(buf, ptr + off, n);
-        for (size_t i = 0; *rc == CUDA_SUCCESS && i < n / 8; i++) {
-            if (buf[i] != pattern_word(seed, off / 8 + i)) {
-                mismatch = (long long)(off + i * 8);
-                break;
-            }
-        }
+        if (*rc != CUDA_SUCCESS) break;
+        size_t bad = pattern_first_mismatch(buf, n / 8, seed, off / 8);
+        if (bad < n / 8) mismatch = (long long)(off + bad * 8);
     }
     free(buf);
     return mismatch;

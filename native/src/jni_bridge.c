@@ -316,10 +316,6 @@ static jint cuda_mem_set_access(JNIEnv *env, jclass cls, jint ordinal, jlong ptr
 
 /* ---- pattern (pattern.h) ------------------------------------------------------------------------ */
 
-static void pattern_fill_host(uint64_t *buf, size_t words, uint64_t seed, uint64_t first_index) {
-    for (size_t i = 0; i < words; i++) buf[i] = pattern_word(seed, first_index + i);
-}
-
 static jint cuda_mem_fill_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong ptr, jlong size, jlong seed) {
     if (size <= 0 || (size & 7) != 0) return CUDA_ERROR_INVALID_VALUE;
     USE_DEVICE(ordinal);
@@ -329,7 +325,7 @@ static jint cuda_mem_fill_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong p
     CUresult rc = CUDA_SUCCESS;
     for (size_t off = 0; off < (size_t)size && rc == CUDA_SUCCESS; off += chunk) {
         size_t n = (size_t)size - off < chunk ? (size_t)size - off : chunk;
-        pattern_fill_host(buf, n / 8, (uint64_t)seed, off / 8);
+        pattern_fill(buf, n / 8, (uint64_t)seed, off / 8);
         rc = cu.cuMemcpyHtoD((CUdeviceptr)ptr + off, buf, n);
     }
     free(buf);
@@ -354,12 +350,9 @@ static jint cuda_mem_verify_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong
     for (size_t off = 0; off < (size_t)size && rc == CUDA_SUCCESS && mismatch < 0; off += chunk) {
         size_t n = (size_t)size - off < chunk ? (size_t)size - off : chunk;
         rc = cu.cuMemcpyDtoH(buf, (CUdeviceptr)ptr + off, n);
-        for (size_t i = 0; rc == CUDA_SUCCESS && i < n / 8; i++) {
-            if (buf[i] != pattern_word((uint64_t)seed, off / 8 + i)) {
-                mismatch = (jlong)(off + i * 8);
-                break;
-            }
-        }
+        if (rc != CUDA_SUCCESS) break;
+        size_t bad = pattern_first_mismatch(buf, n / 8, (uint64_t)seed, off / 8);
+        if (bad < n / 8) mismatch = (jlong)(off + bad * 8);
     }
     free(buf);
     set_long(env, out, 0, mismatch);
