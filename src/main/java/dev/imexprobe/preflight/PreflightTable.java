@@ -19,7 +19,7 @@ final class PreflightTable {
         Map<String, Instance> byId = new LinkedHashMap<>();
         r.instances().forEach(i -> byId.put(i.id(), i));
         long failed = r.pairs().stream().filter(p -> !p.passed()).count();
-        out.printf("imexprobe preflight: %s — %d of %d instances, %d pairs (exporter -> importer), %d passed, %d failed%n",
+        out.printf("imexprobe preflight: %s - %d of %d instances, %d pairs (exporter -> importer), %d passed, %d failed%n",
                 r.result().toUpperCase(java.util.Locale.ROOT), r.instances().size(), r.expected(), r.pairs().size(),
                 r.pairs().size() - failed, failed);
         out.println();
