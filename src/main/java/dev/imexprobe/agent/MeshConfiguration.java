@@ -21,6 +21,7 @@ import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Profile;
 
 import tools.jackson.databind.json.JsonMapper;
 
@@ -78,8 +79,12 @@ public class MeshConfiguration {
                 }, recorder);
     }
 
-    /** The mesh starts once the agent serves requests: peers probing us must find us ready. */
+    /**
+     * The mesh starts once the agent serves requests: peers probing us must find us ready. A preflight process
+     * (profile preflight) runs one exchange of its own instead.
+     */
     @Bean
+    @Profile("!preflight")
     ApplicationListener<ApplicationReadyEvent> meshStarter(MeshScheduler scheduler) {
         return event -> scheduler.start();
     }

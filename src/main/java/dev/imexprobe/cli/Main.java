@@ -1,10 +1,12 @@
 package dev.imexprobe.cli;
 
+import dev.imexprobe.preflight.PreflightCommand;
+
 import java.util.Arrays;
 
 /**
- * The command line: {@code check}, {@code serve}, {@code ladder}, {@code worker}, {@code demo}. Only
- * {@code serve} starts Spring; the others answer on stdout (reports only) and log to stderr.
+ * The command line: {@code check}, {@code serve}, {@code ladder}, {@code worker}, {@code demo}, {@code preflight}.
+ * Only {@code serve} and {@code preflight} start Spring; the others answer on stdout (reports only) and log to stderr.
  */
 public final class Main {
 
@@ -25,6 +27,7 @@ public final class Main {
             case "ladder" -> LadderCommand.run(rest, System.out);
             case "worker" -> WorkerCommand.run(rest);
             case "demo" -> DemoCommand.run(rest, System.out);
+            case "preflight" -> PreflightCommand.run(rest, System.out);
             case "help", "--help", "-h" -> {
                 usage();
                 yield 0;
@@ -46,6 +49,8 @@ public final class Main {
                   check [--json] [--repeat N] [--size BYTES]   node report, self-probe and findings (exit 0 ok, 1 problem, 2 could not tell)
                   serve                                        the agent (REST, metrics, mesh); configured by imexprobe.* / IMEXPROBE_*
                   ladder [--json]                              the isolation ladder for same-node imports
+                  preflight --expect N [--deadline 120s] [--json]
+                                                               all-to-all imports between a job's pods, before the job (exit 0 pass, 1 fail, 2 could not tell)
                   demo [--nodes N] [--gpus-per-node M] [--port P] [--duration 20s]
                                                                a simulated IMEX domain on the fake driver (no GPU needed)
                 """);

@@ -157,6 +157,14 @@ public enum FindingCode {
             "Exports from {source} fail on {failedTargets} of {targets} targets: the fault is at the source.",
             "Start with the source node's own findings (GET /v1/node there): channel, daemon and fabric state."),
 
+    // ---- preflight evidence: the instances of one job (docs/preflight.md) ------------------------------------
+    PREFLIGHT_PEERS_MISSING(Severity.ERROR, Blame.LOCAL,
+            "Only {found} of {expected} preflight instances answered before the deadline ({deadlineSeconds} s); "
+                    + "{missing}. Nothing was concluded about the pairs.",
+            "Check that every pod of the job runs the preflight with the same IMEXPROBE_PEERS_* settings and "
+                    + "--expect, that the headless Service has publishNotReadyAddresses: true (init containers run "
+                    + "before the pod is ready), and that the pods may reach each other on SERVER_PORT."),
+
     // ---- ladder evidence: one export -> import under growing isolation on one node (docs/ladder.md) ----------
     // The verdict table that picks among these is dev.imexprobe.ladder.LadderVerdicts; rung numbers as there.
     LADDER_PASSED(Severity.INFO, Blame.LOCAL,

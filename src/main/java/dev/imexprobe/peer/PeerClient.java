@@ -71,6 +71,11 @@ public final class PeerClient {
         return call(target, "GET", "/v1/mesh", null, JsonNode.class, false);
     }
 
+    /** GET /v1/preflight of another preflight instance: who it is, how far it got, its pairs once done. */
+    public PeerCall<JsonNode> preflight(String target) {
+        return call(target, "GET", "/v1/preflight", null, JsonNode.class, false);
+    }
+
     private <T> PeerCall<T> call(String target, String method, String path, Object body, Class<T> type,
                                  boolean signed) {
         long start = System.nanoTime();

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
@@ -34,6 +35,7 @@ final class KubernetesSchema {
             Map.entry("v1/ConfigMap", ConfigMap.class),
             Map.entry("apps/v1/DaemonSet", DaemonSet.class),
             Map.entry("apps/v1/StatefulSet", StatefulSet.class),
+            Map.entry("batch/v1/Job", Job.class),
             Map.entry("rbac.authorization.k8s.io/v1/Role", Role.class),
             Map.entry("rbac.authorization.k8s.io/v1/RoleBinding", RoleBinding.class),
             Map.entry("networking.k8s.io/v1/NetworkPolicy", NetworkPolicy.class),

@@ -1,0 +1,144 @@
+package dev.imexprobe.preflight;
+
+import dev.imexprobe.diagnosis.Blame;
+import dev.imexprobe.diagnosis.Finding;
+import dev.imexprobe.diagnosis.FindingCode;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Sums a preflight up: the exit code, the verdict, each failing pair's finding against the instance it blames,
+ * and the next step. Pure: the same pairs give the same answer on every instance.
+ */
+public final class PreflightVerdict {
+
+    private PreflightVerdict() {
+    }
+
+    public static PreflightReport judge(int expected, String selfId, Map<String, Instance> instances,
+                                        List<PreflightPair> pairs, List<String> missingResults, double seconds) {
+        List<Instance> list = orderedInstances(selfId, instances);
+        if (instances.size() < expected) {
+            Map<String, Object> evidence = new LinkedHashMap<>();
+            evidence.put("found", instances.size());
+            evidence.put("expected", expected);
+            evidence.put("deadlineSeconds", Math.round(seconds));
+            evidence.put("missing", (expected - instances.size()) + " missing; found "
+                    + String.join(", ", list.stream().map(Instance::name).toList()));
+            return new PreflightReport("unknown", PreflightReport.UNKNOWN, expected, list, List.of(),
+                    FindingCode.PREFLIGHT_PEERS_MISSING.finding(evidence), List.of(), List.of(), List.of(), seconds);
+        }
+        List<PreflightPair> sorted = pairs.stream().sorted(Comparator.comparing((PreflightPair p) -> name(instances, p.exporter()))
+                .thenComparing(p -> name(instances, p.importer()))
+                .thenComparing(p -> String.valueOf(p.result().sourceGpu()))
+                .thenComparing(p -> String.valueOf(p.result().targetGpu()))).toList();
+        List<PreflightPair> failed = sorted.stream().filter(p -> !p.passed()).toList();
+        if (failed.isEmpty()) {
+            boolean complete = missingResults.isEmpty();
+            return new PreflightReport(complete ? "pass" : "unknown",
+                    complete ? PreflightReport.PASS : PreflightReport.UNKNOWN, expected, list, sorted, null,
+                    List.of(), complete ? List.of() : List.of("the pairs of " + String.join(", ", missingResults)
+                    + " never arrived: look at their own output (kubectl logs <pod> -c preflight)"),
+                    missingResults, seconds);
+        }
+        List<PreflightReport.Blamed> blamed = blame(instances, failed);
+        Finding verdict;
+        List<String> next = new ArrayList<>();
+        if (failed.stream().allMatch(p -> code(p).equals(FindingCode.SAME_NODE_INVALID_DEVICE.name()))) {
+            // The seed's pattern: same-node pairs fail with 101, whatever crosses nodes passes.
+            verdict = failed.getFirst().result().finding();
+            long crossPassed = sorted.stream().filter(p -> p.passed() && !sameNode(p)).count();
+            Set<String> nodes = new LinkedHashSet<>();
+            failed.forEach(p -> nodes.add(p.result().targetNode()));
+            for (String node : nodes) {
+                next.add(ladderStep(node));
+            }
+            next.add(crossPassed > 0 ? crossPassed + " cross-node pair(s) passed: the channel and the fabric work; "
+                    + "only pods of one node cannot import each other's handles. The configurations to try, in "
+                    + "order: docs/same-node.md"
+                    : "No cross-node pair ran to compare with. The configurations to try, in order: docs/same-node.md");
+        } else {
+            verdict = blamed.getFirst().finding();
+            next.add("Start with " + blamed.getFirst().instance() + " (node " + blamed.getFirst().node() + "): "
+                    + verdict.remedy());
+        }
+        return new PreflightReport("fail", PreflightReport.FAIL, expected, list, sorted, verdict, blamed,
+                next, missingResults, seconds);
+    }
+
+    /** The ladder on the node where same-node imports fail: the one step that tells which isolation breaks them. */
+    static String ladderStep(String node) {
+        return "Next on node " + node + ": run the isolation ladder there, as root or in a privileged pod with the "
+                + "host's /dev (`java -jar imexprobe.jar ladder`, or POST /v1/ladder to the imexprobe agent of that "
+                + "node). A first FABRIC failure at rung 3 (LADDER_FABRIC_NEEDS_EXPORTER_GPU_VISIBLE) or 4 "
+                + "(..._DEVICE_NODE) confirms the driver resolves the handle through the exporter's GPU "
+                + "(docs/ladder.md).";
+    }
+
+    /** Groups the failing pairs by (finding, blamed instance), the largest group first. */
+    static List<PreflightReport.Blamed> blame(Map<String, Instance> instances, List<PreflightPair> failed) {
+        Map<String, List<PreflightPair>> groups = new LinkedHashMap<>();
+        for (PreflightPair p : failed) {
+            groups.computeIfAbsent(code(p) + "\u0000" + blamedId(p), k -> new ArrayList<>()).add(p);
+        }
+        List<PreflightReport.Blamed> out = new ArrayList<>();
+        for (List<PreflightPair> g : groups.values()) {
+            PreflightPair first = g.getFirst();
+            String id = blamedId(first);
+            Instance who = instances.get(id);
+            out.add(new PreflightReport.Blamed(who != null ? who.name() : id,
+                    who != null ? who.node() : null, g.size(),
+                    g.stream().limit(3).map(p -> name(instances, p.exporter()) + " -> " + name(instances, p.importer()))
+                            .toList(), first.result().finding()));
+        }
+        out.sort(Comparator.comparingInt(PreflightReport.Blamed::pairs).reversed());
+        return out;
+    }
+
+    /**
+     * Whom a pair's finding blames. The importer ran the exchange (it pulled), so a finding about the peer it
+     * called (no answer, a refusal) is the exporter's, as is the source's; the target's and local ones are the
+     * importer's.
+     */
+    static String blamedId(PreflightPair p) {
+        Finding f = p.result().finding();
+        if (f == null) {
+            return p.importer();
+        }
+        if (f.evidence() != null && f.evidence().containsKey("peer")) {
+            return p.exporter();
+        }
+        return f.blame() == Blame.SOURCE ? p.exporter() : p.importer();
+    }
+
+    private static String code(PreflightPair p) {
+        Finding f = p.result().finding();
+        return f == null ? "UNNAMED" : f.code();
+    }
+
+    static boolean sameNode(PreflightPair p) {
+        return p.result().sourceNode() != null && p.result().sourceNode().equals(p.result().targetNode());
+    }
+
+    static String name(Map<String, Instance> instances, String id) {
+        Instance i = instances.get(id);
+        return i != null ? i.name() : id;
+    }
+
+    private static List<Instance> orderedInstances(String selfId, Map<String, Instance> instances) {
+        List<Instance> list = new ArrayList<>();
+        Instance self = instances.get(selfId);
+        if (self != null) {
+            list.add(self);
+        }
+        instances.values().stream().filter(i -> !i.id().equals(selfId))
+                .sorted(Comparator.comparing(Instance::name)).forEach(list::add);
+        return list;
+    }
+}

@@ -1,0 +1,277 @@
+package dev.imexprobe.preflight;
+
+import dev.imexprobe.testing.AgentProcess;
+import dev.imexprobe.testing.FakeMachine;
+import dev.imexprobe.testing.MeshAgents;
+import dev.imexprobe.testing.NativeBuild;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The preflight as a job runs it: real processes on the fake driver, two instances on one simulated host (each
+ * seeing one of its two GPUs, as two pods of one node) and one on another host of the same NVLink domain (fabric
+ * COMPLETED, one cluster UUID and clique), all finding each other through one static list. Each case checks the
+ * exit codes, what the JSON says, and that no allocation outlives the run.
+ */
+class PreflightIT {
+
+    /** Covers three JVMs starting Spring at once on a loaded two-core machine. */
+    static final String DEADLINE = "240s";
+    static final Duration EXIT_WAIT = Duration.ofSeconds(600);
+    static final JsonMapper JSON = JsonMapper.builder().build();
+
+    @TempDir
+    Path dir;
+
+    Path sharedState;
+    final List<Process> started = new ArrayList<>();
+
+    @BeforeEach
+    void folders() throws IOException {
+        sharedState = Files.createDirectories(dir.resolve("shared-state"));
+    }
+
+    @AfterEach
+    void stopLeftovers() {
+        started.forEach(Process::destroyForcibly);
+    }
+
+    /** node-a with two GPUs, node-b with one, every GPU registered with the one fabric. */
+    FakeMachine nodeA(boolean sameNode101) {
+        return FakeMachine.h200(dir.resolve("node-a")).host("node-a").gpus(2).sameNode101(sameNode101)
+                .fabric(0, 3, MeshAgents.CLUSTER, MeshAgents.CLIQUE).fabric(1, 3, MeshAgents.CLUSTER, MeshAgents.CLIQUE);
+    }
+
+    FakeMachine nodeB() {
+        return FakeMachine.h200(dir.resolve("node-b")).host("node-b").fabric(0, 3, MeshAgents.CLUSTER, MeshAgents.CLIQUE);
+    }
+
+    /** One instance to start: its name in the test, its environment, its port. */
+    record Spec(String name, Map<String, String> env, int port) {
+    }
+
+    record Outcome(String name, int port, int exitCode, JsonNode report, String stderr) {
+        String instanceName() {
+            return report.path("instances").get(0).path("name").asString();
+        }
+    }
+
+    Spec spec(String name, FakeMachine machine, String visible, String node) {
+        Map<String, String> env = new LinkedHashMap<>(machine.env());
+        env.put("CUDA_VISIBLE_DEVICES", visible);
+        env.put("IMEXPROBE_NODE_NAME", node);
+        return new Spec(name, env, AgentProcess.freePort());
+    }
+
+    /** Starts every spec as {@code preflight --expect N --json} with one static list of all of them, waits for all. */
+    List<Outcome> run(int expect, String deadline, List<Spec> specs, List<Spec> listedButNeverStarted) throws Exception {
+        String list = java.util.stream.Stream.concat(specs.stream(), listedButNeverStarted.stream())
+                .map(s -> "127.0.0.1:" + s.port()).collect(Collectors.joining(","));
+        AgentProcess.Launch launch = AgentProcess.Launch.standard();
+        Map<Spec, Process> processes = new LinkedHashMap<>();
+        for (Spec s : specs) {
+            List<String> cmd = new ArrayList<>(List.of(NativeBuild.java()));
+            cmd.addAll(launch.jvmFlags());
+            cmd.addAll(List.of("-jar", launch.jar().toString(), "preflight", "--expect", Integer.toString(expect),
+                    "--deadline", deadline, "--json"));
+            ProcessBuilder pb = new ProcessBuilder(cmd);
+            pb.environment().keySet().removeIf(k -> k.startsWith("IMEXPROBE_") || k.startsWith("FAKECUDA_")
+                    || k.startsWith("SERVER_") || k.startsWith("MANAGEMENT_") || k.startsWith("SPRING_")
+                    || k.equals("CUDA_VISIBLE_DEVICES"));
+            pb.environment().putAll(s.env());
+            pb.environment().put("FAKECUDA_STATE_DIR", sharedState.toString());
+            pb.environment().put("IMEXPROBE_AUTH_TOKEN", AgentProcess.TOKEN);
+            pb.environment().put("IMEXPROBE_PEERS_STATIC", list);
+            pb.environment().put("SERVER_PORT", Integer.toString(s.port()));
+            pb.environment().put("SERVER_ADDRESS", "127.0.0.1");
+            pb.environment().put("LOGGING_LEVEL_ROOT", "WARN");
+            pb.environment().put("LOGGING_LEVEL_DEV_IMEXPROBE", "INFO");
+            pb.redirectOutput(dir.resolve(s.name() + ".json").toFile());
+            pb.redirectError(dir.resolve(s.name() + ".log").toFile());
+            Process p = pb.start();
+            started.add(p);
+            processes.put(s, p);
+        }
+        List<Outcome> outcomes = new ArrayList<>();
+        for (Map.Entry<Spec, Process> e : processes.entrySet()) {
+            Spec s = e.getKey();
+            assertThat(e.getValue().waitFor(EXIT_WAIT.toSeconds(), TimeUnit.SECONDS)).as("%s exits", s.name()).isTrue();
+            String log = Files.readString(dir.resolve(s.name() + ".log"));
+            String out = Files.readString(dir.resolve(s.name() + ".json"));
+            assertThat(out).as("%s printed a report; its log:\n%s", s.name(), tail(log)).isNotBlank();
+            outcomes.add(new Outcome(s.name(), s.port(), e.getValue().exitValue(), JSON.readTree(out), log));
+        }
+        return outcomes;
+    }
+
+    private static String tail(String log) {
+        return log.length() > 4000 ? log.substring(log.length() - 4000) : log;
+    }
+
+    private void assertNothingLeft() {
+        try (var files = Files.list(sharedState)) {
+            assertThat(files.toList()).as("allocations outliving the preflight").isEmpty();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<JsonNode> pairs(JsonNode report) {
+        List<JsonNode> list = new ArrayList<>();
+        report.path("pairs").forEach(list::add);
+        return list;
+    }
+
+    private static boolean sameNode(JsonNode pair) {
+        return pair.path("result").path("sourceNode").asString().equals(pair.path("result").path("targetNode").asString());
+    }
+
+    private static JsonNode firstFailure(JsonNode pair) {
+        for (JsonNode s : pair.path("result").path("stages")) {
+            if (!s.path("status").asString().equals("ok") && !s.path("status").asString().equals("skipped")) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void threeInstancesOnTwoHostsOfOneDomainPassAllToAll() throws Exception {
+        FakeMachine a = nodeA(false);
+        FakeMachine b = nodeB();
+        List<Outcome> outcomes = run(3, DEADLINE, List.of(spec("a0", a, "0", "node-a"), spec("a1", a, "1", "node-a"),
+                spec("b0", b, "0", "node-b")), List.of());
+        Set<String> gpus = new HashSet<>();
+        for (Outcome o : outcomes) {
+            assertThat(o.exitCode()).as("%s: %s", o.name(), o.report()).isZero();
+            assertThat(o.report().path("result").asString()).isEqualTo("pass");
+            assertThat(o.report().path("instances")).hasSize(3);
+            List<JsonNode> pairs = pairs(o.report());
+            assertThat(pairs).as("every ordered pair of 3 one-GPU instances").hasSize(6);
+            assertThat(pairs).allMatch(p -> p.path("result").path("verdict").asString().equals("pass"));
+            assertThat(pairs.stream().filter(PreflightIT::sameNode).count()).as("same-node pairs included").isEqualTo(2);
+            for (JsonNode p : pairs) {
+                assertThat(p.path("exporter").asString()).isNotEqualTo(p.path("importer").asString());
+                assertThat(p.path("result").path("stages").findValuesAsString("name"))
+                        .contains("create", "export", "import", "map", "verify", "writeback", "release");
+                gpus.add(p.path("result").path("sourceGpu").asString());
+            }
+            assertThat(o.report().has("verdict")).isFalse();
+        }
+        assertThat(gpus).as("three distinct GPUs exported").hasSize(3);
+        assertNothingLeft();
+    }
+
+    @Test
+    void theSeedsPatternSameNodePairsFailWith101AndTheVerdictNamesIt() throws Exception {
+        FakeMachine a = nodeA(true);
+        FakeMachine b = nodeB();
+        List<Outcome> outcomes = run(3, DEADLINE, List.of(spec("a0", a, "0", "node-a"), spec("a1", a, "1", "node-a"),
+                spec("b0", b, "0", "node-b")), List.of());
+        for (Outcome o : outcomes) {
+            assertThat(o.exitCode()).as("%s: %s", o.name(), o.report()).isEqualTo(1);
+            assertThat(o.report().path("result").asString()).isEqualTo("fail");
+            assertThat(o.report().path("verdict").path("code").asString()).isEqualTo("SAME_NODE_INVALID_DEVICE");
+            List<JsonNode> pairs = pairs(o.report());
+            assertThat(pairs).hasSize(6);
+            for (JsonNode p : pairs) {
+                if (sameNode(p)) {
+                    assertThat(p.path("result").path("verdict").asString()).isEqualTo("fail");
+                    JsonNode failed = firstFailure(p);
+                    assertThat(failed.path("name").asString()).isEqualTo("import");
+                    assertThat(failed.path("cuResult").asInt()).isEqualTo(101);
+                    assertThat(p.path("result").path("finding").path("code").asString())
+                            .isEqualTo("SAME_NODE_INVALID_DEVICE");
+                } else {
+                    assertThat(p.path("result").path("verdict").asString()).as("cross-host %s", p).isEqualTo("pass");
+                }
+            }
+            String next = o.report().path("nextSteps").toString();
+            assertThat(next).contains("Next on node node-a").contains("ladder").contains("4 cross-node pair(s) passed")
+                    .doesNotContain("node node-b");
+        }
+        assertNothingLeft();
+    }
+
+    @Test
+    void anInstanceWithoutTheChannelIsBlamedForEveryFailingPair() throws Exception {
+        FakeMachine a = nodeA(false);
+        FakeMachine b = nodeB();
+        Spec b0 = spec("b0", b, "0", "node-b");
+        b0.env().put("FAKECUDA_CHANNEL_DIR", b.channelView("none").toString());
+        List<Outcome> outcomes = run(3, DEADLINE, List.of(spec("a0", a, "0", "node-a"), spec("a1", a, "1", "node-a"),
+                b0), List.of());
+        String blamed = outcomes.stream().filter(o -> o.name().equals("b0")).findFirst().orElseThrow().instanceName();
+        for (Outcome o : outcomes) {
+            assertThat(o.exitCode()).as("%s: %s", o.name(), o.report()).isEqualTo(1);
+            JsonNode findings = o.report().path("findings");
+            assertThat(findings).isNotEmpty();
+            Set<String> codes = new HashSet<>();
+            int failedPairs = 0;
+            for (JsonNode f : findings) {
+                assertThat(f.path("instance").asString()).as("%s", f).isEqualTo(blamed);
+                assertThat(f.path("node").asString()).isEqualTo("node-b");
+                codes.add(f.path("finding").path("code").asString());
+                failedPairs += f.path("pairs").asInt();
+            }
+            assertThat(codes).containsExactlyInAnyOrder("CREATE_NOT_PERMITTED", "IMPORT_NOT_PERMITTED");
+            assertThat(failedPairs).as("the four pairs with b0 on either side").isEqualTo(4);
+            for (JsonNode p : pairs(o.report())) {
+                boolean involvesB = p.path("result").path("sourceNode").asString().equals("node-b")
+                        || p.path("result").path("targetNode").asString().equals("node-b");
+                assertThat(p.path("result").path("verdict").asString()).as("%s", p).isEqualTo(involvesB ? "fail" : "pass");
+                if (involvesB) {
+                    assertThat(firstFailure(p).path("cuResult").asInt()).isEqualTo(800);
+                }
+            }
+            assertThat(o.report().path("verdict").path("code").asString())
+                    .isIn("CREATE_NOT_PERMITTED", "IMPORT_NOT_PERMITTED");
+        }
+        assertNothingLeft();
+    }
+
+    @Test
+    void aPeerThatNeverStartsMeansCouldNotTellAtTheDeadline() throws Exception {
+        FakeMachine a = nodeA(false);
+        FakeMachine b = nodeB();
+        Spec never = spec("a1", a, "1", "node-a");
+        long start = System.nanoTime();
+        List<Outcome> outcomes = run(3, "45s", List.of(spec("a0", a, "0", "node-a"), spec("b0", b, "0", "node-b")),
+                List.of(never));
+        double seconds = (System.nanoTime() - start) / 1e9;
+        for (Outcome o : outcomes) {
+            assertThat(o.exitCode()).as("%s: %s", o.name(), o.report()).isEqualTo(2);
+            assertThat(o.report().path("result").asString()).isEqualTo("unknown");
+            JsonNode v = o.report().path("verdict");
+            assertThat(v.path("code").asString()).isEqualTo("PREFLIGHT_PEERS_MISSING");
+            assertThat(v.path("evidence").path("found").asInt()).isEqualTo(2);
+            assertThat(v.path("evidence").path("expected").asInt()).isEqualTo(3);
+            assertThat(o.report().path("pairs")).isEmpty();
+            assertThat(o.report().path("durationSeconds").asDouble()).as("waited for the deadline").isGreaterThanOrEqualTo(45.0);
+        }
+        assertThat(seconds).as("not long past the deadline").isLessThan(400);
+        assertNothingLeft();
+    }
+}

@@ -1,0 +1,177 @@
+package dev.imexprobe.preflight;
+
+import dev.imexprobe.cuda.CuResult;
+import dev.imexprobe.probe.PairResult;
+import dev.imexprobe.probe.Stage;
+import dev.imexprobe.testing.ProbeResults;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The sum of a preflight: exit code, verdict, whom each failing pair blames, what to do next. */
+class PreflightVerdictTest {
+
+    static final Instance A0 = new Instance("id-a0", "job-0:8080", "node-a", null, List.of("GPU-a0"));
+    static final Instance A1 = new Instance("id-a1", "job-1:8080", "node-a", "10.0.0.2:8080", List.of("GPU-a1"));
+    static final Instance B0 = new Instance("id-b0", "job-2:8080", "node-b", "10.0.0.3:8080", List.of("GPU-b0"));
+    static final Map<String, Instance> ALL = map(A0, A1, B0);
+
+    static Map<String, Instance> map(Instance... instances) {
+        Map<String, Instance> m = new LinkedHashMap<>();
+        for (Instance i : instances) {
+            m.put(i.id(), i);
+        }
+        return m;
+    }
+
+    /** exporter → importer, passing unless a failure is given. */
+    static PreflightPair pair(Instance exporter, Instance importer, Stage stage, int code) {
+        PairResult r = stage == null
+                ? ProbeResults.pass(exporter.node(), exporter.gpus().getFirst(), importer.node(), importer.gpus().getFirst())
+                : ProbeResults.failAt(stage, CuResult.of(code), exporter.node(), exporter.gpus().getFirst(),
+                importer.node(), importer.gpus().getFirst());
+        return new PreflightPair(exporter.id(), importer.id(), r);
+    }
+
+    static List<PreflightPair> allToAll(java.util.function.BiFunction<Instance, Instance, PreflightPair> f) {
+        List<PreflightPair> pairs = new ArrayList<>();
+        for (Instance e : ALL.values()) {
+            for (Instance i : ALL.values()) {
+                if (e != i) {
+                    pairs.add(f.apply(e, i));
+                }
+            }
+        }
+        Collections.shuffle(pairs, new Random(pairs.hashCode()));
+        return pairs;
+    }
+
+    @Test
+    void everyPairPassingIsExitZeroWithoutAVerdict() {
+        PreflightReport r = PreflightVerdict.judge(3, A0.id(), ALL, allToAll((e, i) -> pair(e, i, null, 0)), List.of(), 1.0);
+
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.result()).isEqualTo("pass");
+        assertThat(r.verdict()).isNull();
+        assertThat(r.instances()).extracting(Instance::id).containsExactly("id-a0", "id-a1", "id-b0");
+        assertThat(r.pairs()).hasSize(6);
+        assertThat(r.pairs().getFirst().exporter()).as("sorted by exporter name").isEqualTo("id-a0");
+    }
+
+    @Test
+    void sameNode101WithCrossNodePassingIsTheSeedVerdictWithTheLadderStepForThatNode() {
+        List<PreflightPair> pairs = allToAll((e, i) -> e.node().equals(i.node()) ? pair(e, i, Stage.IMPORT, 101)
+                : pair(e, i, null, 0));
+
+        PreflightReport r = PreflightVerdict.judge(3, B0.id(), ALL, pairs, List.of(), 1.0);
+
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.verdict().code()).isEqualTo("SAME_NODE_INVALID_DEVICE");
+        assertThat(r.nextSteps()).hasSize(2);
+        assertThat(r.nextSteps().getFirst()).startsWith("Next on node node-a:").contains("ladder");
+        assertThat(r.nextSteps().get(1)).startsWith("4 cross-node pair(s) passed").contains("docs/same-node.md");
+        assertThat(r.findings()).extracting(PreflightReport.Blamed::instance)
+                .as("the importer of each failing pair").containsExactlyInAnyOrder("job-0:8080", "job-1:8080");
+    }
+
+    @Test
+    void oneInstanceWithoutAChannelIsBlamedAsExporterAndAsImporter() {
+        List<PreflightPair> pairs = allToAll((e, i) -> e == B0 ? pair(e, i, Stage.CREATE, 800)
+                : i == B0 ? pair(e, i, Stage.IMPORT, 800) : pair(e, i, null, 0));
+
+        PreflightReport r = PreflightVerdict.judge(3, A0.id(), ALL, pairs, List.of(), 1.0);
+
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.findings()).hasSize(2).allSatisfy(b -> {
+            assertThat(b.instance()).isEqualTo("job-2:8080");
+            assertThat(b.node()).isEqualTo("node-b");
+            assertThat(b.pairs()).isEqualTo(2);
+        });
+        assertThat(r.findings()).extracting(b -> b.finding().code())
+                .containsExactlyInAnyOrder("CREATE_NOT_PERMITTED", "IMPORT_NOT_PERMITTED");
+        assertThat(r.verdict().code()).isIn("CREATE_NOT_PERMITTED", "IMPORT_NOT_PERMITTED");
+        assertThat(r.nextSteps().getFirst()).startsWith("Start with job-2:8080 (node node-b)");
+    }
+
+    @Test
+    void aPeerThatDidNotAnswerIsBlamedAsTheExporterTheImporterCalled() {
+        PreflightPair p = new PreflightPair(B0.id(), A0.id(),
+                ProbeResults.unreachable("node-b", "GPU-b0", "10.0.0.3:8080", "node-a", "GPU-a0"));
+
+        assertThat(PreflightVerdict.blamedId(p)).isEqualTo(B0.id());
+    }
+
+    @Test
+    void fewerInstancesThanExpectedIsCouldNotTell() {
+        PreflightReport r = PreflightVerdict.judge(3, A0.id(), map(A0, B0), List.of(), List.of(), 120.4);
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.result()).isEqualTo("unknown");
+        assertThat(r.verdict().code()).isEqualTo("PREFLIGHT_PEERS_MISSING");
+        assertThat(r.verdict().evidence()).containsEntry("found", 2).containsEntry("expected", 3)
+                .containsEntry("deadlineSeconds", 120L);
+        assertThat(r.verdict().cause()).contains("Only 2 of 3").contains("1 missing; found job-0:8080, job-2:8080");
+    }
+
+    @Test
+    void passingPairsButAnInstanceWhoseResultsNeverCameIsCouldNotTell() {
+        List<PreflightPair> mine = List.of(pair(A1, A0, null, 0), pair(B0, A0, null, 0));
+
+        PreflightReport r = PreflightVerdict.judge(3, A0.id(), ALL, mine, List.of("job-2:8080"), 1.0);
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.missingResults()).containsExactly("job-2:8080");
+    }
+
+    @Test
+    void theTableShowsEveryPairTheMatrixAndTheExitCode() {
+        List<PreflightPair> pairs = allToAll((e, i) -> e.node().equals(i.node()) ? pair(e, i, Stage.IMPORT, 101)
+                : pair(e, i, null, 0));
+        PreflightReport r = PreflightVerdict.judge(3, A0.id(), ALL, pairs, List.of(), 3.21);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+        PreflightTable.print(new PrintStream(bytes, true, StandardCharsets.UTF_8), r);
+
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(text).startsWith("imexprobe preflight: FAIL - 3 of 3 instances, 6 pairs (exporter -> importer), 4 passed, 2 failed");
+        assertThat(text).contains("FAIL  job-0:8080 GPU-a0 -> job-1:8080 GPU-a1 (same node)  import failed "
+                + "CUDA_ERROR_INVALID_DEVICE (101)  SAME_NODE_INVALID_DEVICE, blame job-1:8080");
+        assertThat(text).containsPattern("\\n  A +- +101 +ok\\n  B +101 +- +ok\\n  C +ok +ok +-\\n");
+        assertThat(text).contains("verdict [error] SAME_NODE_INVALID_DEVICE").contains("next: Next on node node-a")
+                .endsWith("exit 1 (a pair failed) after 3.2 s" + System.lineSeparator());
+    }
+
+    @Test
+    void optionsNeedExpectAndTakeSpringDurations() {
+        assertThat(PreflightOptions.parse(new String[] {"--expect", "4"}))
+                .isEqualTo(new PreflightOptions(4, java.time.Duration.ofSeconds(120), false));
+        assertThat(PreflightOptions.parse(new String[] {"--expect", "2", "--deadline", "2m", "--json"}))
+                .isEqualTo(new PreflightOptions(2, java.time.Duration.ofMinutes(2), true));
+        assertThat(PreflightOptions.parse(new String[] {"--expect", "2", "--deadline", "90"}).deadline())
+                .hasSeconds(90);
+        assertThatThrownBy(() -> PreflightOptions.parse(new String[] {"--deadline", "2m"}))
+                .hasMessageContaining("--expect N is required");
+        assertThatThrownBy(() -> PreflightOptions.parse(new String[] {"--expect", "0"}))
+                .hasMessageContaining("at least 1");
+        assertThatThrownBy(() -> PreflightOptions.parse(new String[] {"--expect", "two"}))
+                .hasMessageContaining("whole number, not 'two'");
+        assertThatThrownBy(() -> PreflightOptions.parse(new String[] {"--expect", "2", "--deadline", "soon"}))
+                .hasMessageContaining("duration such as 120s");
+        assertThatThrownBy(() -> PreflightOptions.parse(new String[] {"--expect", "2", "--deadline"}))
+                .hasMessageContaining("--deadline needs a value");
+        assertThatThrownBy(() -> PreflightOptions.parse(new String[] {"--expect", "2", "--fast"}))
+                .hasMessageContaining("unknown option '--fast'");
+    }
+}
