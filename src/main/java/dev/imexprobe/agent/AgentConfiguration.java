@@ -5,6 +5,7 @@ import dev.imexprobe.cuda.JniCudaDriver;
 import dev.imexprobe.node.AgentIdentity;
 import dev.imexprobe.node.NodeInspectorSettings;
 import dev.imexprobe.node.NodeReporter;
+import dev.imexprobe.node.NodeService;
 import dev.imexprobe.peer.AgentSignature;
 import dev.imexprobe.peer.PeerClient;
 import dev.imexprobe.peer.Prober;
@@ -14,18 +15,9 @@ import dev.imexprobe.probe.ExportLimits;
 import dev.imexprobe.probe.ExportRegistry;
 import dev.imexprobe.probe.Importer;
 import dev.imexprobe.probe.StageEngine;
-import dev.imexprobe.web.AgentAuthFilter;
-import dev.imexprobe.web.BodilessErrors;
-import dev.imexprobe.web.ContainerErrors;
 
-import org.apache.catalina.core.StandardHost;
-
-import org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory;
-import org.springframework.boot.web.server.WebServerFactoryCustomizer;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
 
 import tools.jackson.databind.json.JsonMapper;
 
@@ -88,35 +80,6 @@ public class AgentConfiguration {
     RequestSigner requestSigner(AgentSignatureHolder signature) {
         AgentSignature s = signature.signature();
         return s == null ? (method, path, body) -> null : s::sign;
-    }
-
-    @Bean
-    FilterRegistrationBean<AgentAuthFilter> agentAuthFilter(AgentSignatureHolder signature, AgentProperties properties,
-                                                           JsonMapper json) {
-        FilterRegistrationBean<AgentAuthFilter> r = new FilterRegistrationBean<>(
-                new AgentAuthFilter(signature.signature(), properties.auth().required(), json));
-        r.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
-        r.addUrlPatterns("/v1/*");
-        return r;
-    }
-
-    /** Actuator's bare 404s (an unknown health component) get a problem+json body like every other error. */
-    @Bean
-    FilterRegistrationBean<BodilessErrors> bodilessErrors(JsonMapper json) {
-        FilterRegistrationBean<BodilessErrors> r = new FilterRegistrationBean<>(new BodilessErrors(json));
-        r.setOrder(Ordered.HIGHEST_PRECEDENCE + 20);
-        r.addUrlPatterns("/actuator/*");
-        return r;
-    }
-
-    /** Tomcat's own error answers (requests it refuses before mapping them) as problem+json, not HTML. */
-    @Bean
-    WebServerFactoryCustomizer<ConfigurableTomcatWebServerFactory> problemErrorReports() {
-        return factory -> factory.addContextCustomizers(context -> {
-            if (context.getParent() instanceof StandardHost host) {
-                host.setErrorReportValveClass(ContainerErrors.Valve.class.getName());
-            }
-        });
     }
 
     /** The optional signature as a bean (Spring does not hold nulls). */

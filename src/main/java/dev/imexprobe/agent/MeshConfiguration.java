@@ -1,11 +1,12 @@
 package dev.imexprobe.agent;
 
-import dev.imexprobe.metrics.ImexprobeMetrics;
 import dev.imexprobe.mesh.MeshScheduler;
 import dev.imexprobe.mesh.MeshService;
 import dev.imexprobe.mesh.MeshState;
 import dev.imexprobe.mesh.ProbeRecorder;
+import dev.imexprobe.metrics.ImexprobeMetrics;
 import dev.imexprobe.node.AgentIdentity;
+import dev.imexprobe.node.NodeService;
 import dev.imexprobe.peer.CompositeDiscovery;
 import dev.imexprobe.peer.DnsPeers;
 import dev.imexprobe.peer.KubernetesPeers;

@@ -1,6 +1,7 @@
 package dev.imexprobe.agent;
 
 import dev.imexprobe.node.NodeReport;
+import dev.imexprobe.node.NodeService;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;

@@ -2,9 +2,9 @@ package dev.imexprobe.ladder;
 
 import dev.imexprobe.cuda.CuResult;
 import dev.imexprobe.cuda.HandleType;
-import dev.imexprobe.diagnosis.Finding;
-import dev.imexprobe.diagnosis.FindingCode;
-import dev.imexprobe.diagnosis.ProbeDiagnosis;
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.FindingCode;
+import dev.imexprobe.probe.ProbeDiagnosis;
 import dev.imexprobe.ladder.LadderReport.Cell;
 import dev.imexprobe.ladder.LadderReport.GpuRef;
 import dev.imexprobe.ladder.LadderReport.RungResult;

@@ -1,7 +1,7 @@
 package dev.imexprobe.ladder;
 
 import dev.imexprobe.cuda.HandleType;
-import dev.imexprobe.diagnosis.Finding;
+import dev.imexprobe.finding.Finding;
 import dev.imexprobe.ladder.LadderReport.Cell;
 import dev.imexprobe.ladder.LadderReport.RungResult;
 import dev.imexprobe.ladder.LadderReport.Status;

@@ -1,8 +1,8 @@
 package dev.imexprobe.ladder;
 
 import dev.imexprobe.cuda.HandleType;
-import dev.imexprobe.diagnosis.Finding;
-import dev.imexprobe.diagnosis.FindingCode;
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.ladder.LadderReport.Cell;
 import dev.imexprobe.ladder.LadderReport.RungResult;
 import dev.imexprobe.ladder.LadderReport.Status;
@@ -121,7 +121,7 @@ public final class LadderVerdicts {
 
         List<RungResult> skipped = rungs.stream()
                 .filter(r -> status(byRung, r.rung(), HandleType.FABRIC) == Status.SKIPPED).toList();
-        boolean problem = out.stream().anyMatch(f -> f.severity() == dev.imexprobe.diagnosis.Severity.ERROR);
+        boolean problem = out.stream().anyMatch(f -> f.severity() == dev.imexprobe.finding.Severity.ERROR);
         if (!problem) {
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("ranRungs", rungs.stream().filter(r -> {

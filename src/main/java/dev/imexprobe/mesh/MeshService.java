@@ -1,7 +1,6 @@
 package dev.imexprobe.mesh;
 
-import dev.imexprobe.diagnosis.Finding;
-import dev.imexprobe.diagnosis.MeshDiagnosis;
+import dev.imexprobe.finding.Finding;
 import dev.imexprobe.node.AgentIdentity;
 import dev.imexprobe.peer.PeerAddress;
 import dev.imexprobe.peer.PeerCall;
@@ -104,9 +103,9 @@ public final class MeshService {
             if (p.state() != PairState.State.FAILED || p.finding() == null) {
                 return p;
             }
-            dev.imexprobe.diagnosis.Blame b = blame.forPair(p.sourceNode(), p.sourceGpu(), p.targetNode(), p.targetGpu());
+            dev.imexprobe.finding.Blame b = blame.forPair(p.sourceNode(), p.sourceGpu(), p.targetNode(), p.targetGpu());
             return b == null || b == p.finding().blame() ? p : p.withFinding(p.finding().withBlame(b,
-                    b == dev.imexprobe.diagnosis.Blame.TARGET ? "Most sources fail on this target: blame the target."
+                    b == dev.imexprobe.finding.Blame.TARGET ? "Most sources fail on this target: blame the target."
                             : "This source fails on most targets: blame the source."));
         }).toList();
         List<Finding> findings = blame.findings();

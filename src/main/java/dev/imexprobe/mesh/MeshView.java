@@ -2,7 +2,7 @@ package dev.imexprobe.mesh;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 
-import dev.imexprobe.diagnosis.Finding;
+import dev.imexprobe.finding.Finding;
 import dev.imexprobe.node.AgentIdentity;
 
 import java.time.Instant;

@@ -3,7 +3,7 @@ package dev.imexprobe.mesh;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
-import dev.imexprobe.diagnosis.Finding;
+import dev.imexprobe.finding.Finding;
 
 import java.time.Instant;
 

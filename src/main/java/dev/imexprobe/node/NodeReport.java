@@ -1,8 +1,8 @@
 package dev.imexprobe.node;
 
 import dev.imexprobe.cuda.GpuDevice;
-import dev.imexprobe.diagnosis.Finding;
-import dev.imexprobe.diagnosis.Severity;
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.Severity;
 
 import java.time.Instant;
 import java.util.List;

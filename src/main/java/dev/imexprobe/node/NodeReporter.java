@@ -3,7 +3,6 @@ package dev.imexprobe.node;
 import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.DriverStatus;
 import dev.imexprobe.cuda.GpuInventory;
-import dev.imexprobe.diagnosis.LocalDiagnosis;
 
 import java.nio.file.Path;
 import java.time.Instant;

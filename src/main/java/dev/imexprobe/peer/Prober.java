@@ -2,9 +2,9 @@ package dev.imexprobe.peer;
 
 import dev.imexprobe.cuda.FabricHandle;
 import dev.imexprobe.cuda.GpuDevice;
-import dev.imexprobe.diagnosis.Finding;
-import dev.imexprobe.diagnosis.FindingCode;
-import dev.imexprobe.diagnosis.ProbeDiagnosis;
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.FindingCode;
+import dev.imexprobe.probe.ProbeDiagnosis;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.ExportRegistry;
 import dev.imexprobe.probe.ExportReply;

@@ -1,6 +1,6 @@
 package dev.imexprobe.preflight;
 
-import dev.imexprobe.agent.NodeService;
+import dev.imexprobe.node.NodeService;
 import dev.imexprobe.peer.PeerClient;
 import dev.imexprobe.peer.PeerDiscovery;
 import dev.imexprobe.peer.Prober;

@@ -1,6 +1,6 @@
 package dev.imexprobe.preflight;
 
-import dev.imexprobe.agent.NodeService;
+import dev.imexprobe.node.NodeService;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.peer.PeerAddress;
 import dev.imexprobe.peer.PeerCall;

@@ -1,6 +1,6 @@
 package dev.imexprobe.preflight;
 
-import dev.imexprobe.diagnosis.Finding;
+import dev.imexprobe.finding.Finding;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.StageResult;
 

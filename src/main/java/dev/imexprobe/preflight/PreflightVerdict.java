@@ -1,8 +1,8 @@
 package dev.imexprobe.preflight;
 
-import dev.imexprobe.diagnosis.Blame;
-import dev.imexprobe.diagnosis.Finding;
-import dev.imexprobe.diagnosis.FindingCode;
+import dev.imexprobe.finding.Blame;
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.FindingCode;
 
 import java.util.ArrayList;
 import java.util.Comparator;

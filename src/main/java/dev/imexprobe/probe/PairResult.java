@@ -2,7 +2,7 @@ package dev.imexprobe.probe;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 
-import dev.imexprobe.diagnosis.Finding;
+import dev.imexprobe.finding.Finding;
 
 import java.util.List;
 

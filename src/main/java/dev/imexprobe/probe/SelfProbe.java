@@ -2,8 +2,7 @@ package dev.imexprobe.probe;
 
 import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.HandleType;
-import dev.imexprobe.diagnosis.Finding;
-import dev.imexprobe.diagnosis.ProbeDiagnosis;
+import dev.imexprobe.finding.Finding;
 
 import java.util.List;
 

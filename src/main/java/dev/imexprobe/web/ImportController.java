@@ -1,10 +1,10 @@
 package dev.imexprobe.web;
 
-import dev.imexprobe.agent.NodeService;
+import dev.imexprobe.node.NodeService;
 import dev.imexprobe.cuda.FabricHandle;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.cuda.HandleType;
-import dev.imexprobe.diagnosis.ProbeDiagnosis;
+import dev.imexprobe.probe.ProbeDiagnosis;
 import dev.imexprobe.probe.ExportLimits;
 import dev.imexprobe.probe.ImportReply;
 import dev.imexprobe.probe.Importer;

@@ -1,7 +1,7 @@
 package dev.imexprobe.web;
 
-import dev.imexprobe.agent.NodeService;
-import dev.imexprobe.diagnosis.Finding;
+import dev.imexprobe.node.NodeService;
+import dev.imexprobe.finding.Finding;
 import dev.imexprobe.mesh.MeshService;
 import dev.imexprobe.mesh.MeshView;
 import dev.imexprobe.mesh.PairState;

@@ -1,6 +1,6 @@
 package dev.imexprobe.web;
 
-import dev.imexprobe.agent.NodeService;
+import dev.imexprobe.node.NodeService;
 import dev.imexprobe.node.NodeReport;
 
 import org.springframework.http.MediaType;

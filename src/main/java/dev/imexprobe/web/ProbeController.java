@@ -1,7 +1,7 @@
 package dev.imexprobe.web;
 
 import dev.imexprobe.agent.AgentProperties;
-import dev.imexprobe.agent.NodeService;
+import dev.imexprobe.node.NodeService;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.mesh.ProbeRecorder;
 import dev.imexprobe.peer.Prober;

@@ -1,9 +1,9 @@
 package dev.imexprobe.testing;
 
 import dev.imexprobe.cuda.CuResult;
-import dev.imexprobe.diagnosis.Finding;
-import dev.imexprobe.diagnosis.FindingCode;
-import dev.imexprobe.diagnosis.ProbeDiagnosis;
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.FindingCode;
+import dev.imexprobe.probe.ProbeDiagnosis;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.Stage;

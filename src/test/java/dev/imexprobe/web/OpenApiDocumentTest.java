@@ -1,8 +1,8 @@
 package dev.imexprobe.web;
 
-import dev.imexprobe.diagnosis.Blame;
-import dev.imexprobe.diagnosis.FindingCode;
-import dev.imexprobe.diagnosis.Severity;
+import dev.imexprobe.finding.Blame;
+import dev.imexprobe.finding.FindingCode;
+import dev.imexprobe.finding.Severity;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.Stage;
 import dev.imexprobe.probe.StageStatus;

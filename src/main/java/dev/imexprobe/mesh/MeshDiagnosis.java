@@ -1,4 +1,8 @@
-package dev.imexprobe.diagnosis;
+package dev.imexprobe.mesh;
+
+import dev.imexprobe.finding.Blame;
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.FindingCode;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -48,20 +52,20 @@ public final class MeshDiagnosis {
     public record Blame(List<Finding> findings, Set<String> failingTargets, Set<String> failingSources) {
 
         /** The blame a failed pair between whole nodes should carry; null keeps its own. */
-        public dev.imexprobe.diagnosis.Blame forPair(String sourceNode, String targetNode) {
+        public dev.imexprobe.finding.Blame forPair(String sourceNode, String targetNode) {
             return forPair(sourceNode, null, targetNode, null);
         }
 
         /** The blame a failed pair should carry in the light of the whole mesh; null keeps its own. */
-        public dev.imexprobe.diagnosis.Blame forPair(String sourceNode, String sourceGpu, String targetNode,
+        public dev.imexprobe.finding.Blame forPair(String sourceNode, String sourceGpu, String targetNode,
                                                      String targetGpu) {
             boolean target = failingTargets.contains(endpoint(targetNode, targetGpu));
             boolean source = failingSources.contains(endpoint(sourceNode, sourceGpu));
             if (target && !source) {
-                return dev.imexprobe.diagnosis.Blame.TARGET;
+                return dev.imexprobe.finding.Blame.TARGET;
             }
             if (source && !target) {
-                return dev.imexprobe.diagnosis.Blame.SOURCE;
+                return dev.imexprobe.finding.Blame.SOURCE;
             }
             return null;
         }

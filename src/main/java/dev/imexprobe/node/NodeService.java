@@ -1,11 +1,8 @@
-package dev.imexprobe.agent;
+package dev.imexprobe.node;
 
 import dev.imexprobe.cuda.GpuDevice;
-import dev.imexprobe.diagnosis.Finding;
-import dev.imexprobe.diagnosis.FindingCode;
-import dev.imexprobe.node.AgentIdentity;
-import dev.imexprobe.node.NodeReport;
-import dev.imexprobe.node.NodeReporter;
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.probe.DriverExecutor;
 import dev.imexprobe.probe.GpuSelector;
 import dev.imexprobe.probe.LocalAgent;

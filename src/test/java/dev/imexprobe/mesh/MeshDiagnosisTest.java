@@ -1,6 +1,9 @@
-package dev.imexprobe.diagnosis;
+package dev.imexprobe.mesh;
 
-import dev.imexprobe.diagnosis.MeshDiagnosis.Outcome;
+import dev.imexprobe.finding.Blame;
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.Severity;
+import dev.imexprobe.mesh.MeshDiagnosis.Outcome;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,9 +1,8 @@
-package dev.imexprobe.diagnosis;
+package dev.imexprobe.probe;
 
 import dev.imexprobe.cuda.CuResult;
-import dev.imexprobe.probe.Stage;
-import dev.imexprobe.probe.StageResult;
-import dev.imexprobe.probe.StageStatus;
+import dev.imexprobe.finding.Blame;
+import dev.imexprobe.finding.Finding;
 import dev.imexprobe.testing.ProbeResults;
 
 import org.junit.jupiter.api.Test;

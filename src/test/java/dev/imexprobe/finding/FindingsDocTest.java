@@ -1,4 +1,4 @@
-package dev.imexprobe.diagnosis;
+package dev.imexprobe.finding;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

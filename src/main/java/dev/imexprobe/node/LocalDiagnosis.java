@@ -1,14 +1,13 @@
-package dev.imexprobe.diagnosis;
+package dev.imexprobe.node;
 
 import dev.imexprobe.cuda.DeviceAttribute;
 import dev.imexprobe.cuda.DriverStatus;
 import dev.imexprobe.cuda.FabricInfo;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.cuda.GpuInventory;
-import dev.imexprobe.node.ImexChannel;
-import dev.imexprobe.node.ImexChannels;
-import dev.imexprobe.node.ImexDaemon;
-import dev.imexprobe.node.NodeFacts;
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.FindingCode;
+import dev.imexprobe.finding.Severity;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package dev.imexprobe.diagnosis;
+package dev.imexprobe.finding;
 
 import com.fasterxml.jackson.annotation.JsonValue;
 

@@ -1,9 +1,9 @@
-package dev.imexprobe.diagnosis;
+package dev.imexprobe.probe;
 
 import dev.imexprobe.cuda.CuResult;
-import dev.imexprobe.probe.Stage;
-import dev.imexprobe.probe.StageResult;
-import dev.imexprobe.probe.StageStatus;
+import dev.imexprobe.finding.Blame;
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.FindingCode;
 
 import java.util.LinkedHashMap;
 import java.util.List;

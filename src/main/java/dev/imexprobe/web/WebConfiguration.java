@@ -1,0 +1,49 @@
+package dev.imexprobe.web;
+
+import dev.imexprobe.agent.AgentConfiguration.AgentSignatureHolder;
+import dev.imexprobe.agent.AgentProperties;
+
+import org.apache.catalina.core.StandardHost;
+
+import org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+
+import tools.jackson.databind.json.JsonMapper;
+
+/** Wires the web layer's filters and error pages; no logic here. */
+@Configuration(proxyBeanMethods = false)
+public class WebConfiguration {
+
+    @Bean
+    FilterRegistrationBean<AgentAuthFilter> agentAuthFilter(AgentSignatureHolder signature, AgentProperties properties,
+                                                           JsonMapper json) {
+        FilterRegistrationBean<AgentAuthFilter> r = new FilterRegistrationBean<>(
+                new AgentAuthFilter(signature.signature(), properties.auth().required(), json));
+        r.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
+        r.addUrlPatterns("/v1/*");
+        return r;
+    }
+
+    /** Actuator's bare 404s (an unknown health component) get a problem+json body like every other error. */
+    @Bean
+    FilterRegistrationBean<BodilessErrors> bodilessErrors(JsonMapper json) {
+        FilterRegistrationBean<BodilessErrors> r = new FilterRegistrationBean<>(new BodilessErrors(json));
+        r.setOrder(Ordered.HIGHEST_PRECEDENCE + 20);
+        r.addUrlPatterns("/actuator/*");
+        return r;
+    }
+
+    /** Tomcat's own error answers (requests it refuses before mapping them) as problem+json, not HTML. */
+    @Bean
+    WebServerFactoryCustomizer<ConfigurableTomcatWebServerFactory> problemErrorReports() {
+        return factory -> factory.addContextCustomizers(context -> {
+            if (context.getParent() instanceof StandardHost host) {
+                host.setErrorReportValveClass(ContainerErrors.Valve.class.getName());
+            }
+        });
+    }
+}
