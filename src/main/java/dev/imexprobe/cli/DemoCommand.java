@@ -1,6 +1,7 @@
 package dev.imexprobe.cli;
 
 import dev.imexprobe.cuda.NativeLibrary;
+import dev.imexprobe.json.Json;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -269,7 +270,7 @@ final class DemoCommand {
     private static void watch(DemoAgent first, List<Process> processes, Options o, PrintStream out)
             throws InterruptedException {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        JsonMapper json = JsonMapper.builder().build();
+        JsonMapper json = Json.MAPPER;
         Set<String> seen = new LinkedHashSet<>();
         long end = o.duration() == null ? Long.MAX_VALUE : System.nanoTime() + o.duration().toNanos();
         while (System.nanoTime() < end && processes.stream().allMatch(Process::isAlive)) {

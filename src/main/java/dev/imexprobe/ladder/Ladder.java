@@ -4,22 +4,22 @@ import dev.imexprobe.cuda.CuResult;
 import dev.imexprobe.cuda.HandleType;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
-import dev.imexprobe.probe.ProbeDiagnosis;
+import dev.imexprobe.json.Json;
 import dev.imexprobe.ladder.LadderReport.Cell;
 import dev.imexprobe.ladder.LadderReport.GpuRef;
 import dev.imexprobe.ladder.LadderReport.RungResult;
 import dev.imexprobe.ladder.LadderReport.Status;
 import dev.imexprobe.ladder.LadderWorker.WorkerFailure;
+import dev.imexprobe.probe.ProbeDiagnosis;
 import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.Stage;
 import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageResult;
-import dev.imexprobe.probe.StageStitch;
 import dev.imexprobe.probe.StageStatus;
+import dev.imexprobe.probe.StageStitch;
 import dev.imexprobe.probe.TransferStage;
 
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -44,7 +44,6 @@ import java.util.stream.Stream;
 public final class Ladder {
 
     private static final System.Logger LOG = System.getLogger(Ladder.class.getName());
-    private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final Pattern CHANNEL = Pattern.compile("channel(0|[1-9][0-9]{0,8})");
     private static final Pattern GPU_NODE = Pattern.compile("nvidia(0|[1-9][0-9]{0,8})");
     private static final Path PROC_GPUS = Path.of("/proc/driver/nvidia/gpus");
@@ -151,7 +150,7 @@ public final class Ladder {
                 if (unusable != null) {
                     return couldNotTell(unusable);
                 }
-                ProcessView view = JSON.treeToValue(first.request(Map.of("op", "view"), timeout()).get("view"),
+                ProcessView view = Json.MAPPER.treeToValue(first.request(Map.of("op", "view"), timeout()).get("view"),
                         ProcessView.class);
                 scout = new Scout(gpus(nodeReply), fakeInfo(nodeReply), view);
                 library = nodeReply.path("library").asString("libcuda.so.1");
@@ -495,7 +494,7 @@ public final class Ladder {
                 return st.list("not run: the export failed");
             }
             JsonNode sent = exporter.request(Map.of("op", "sendFd", "socket", socket), timeout());
-            st.add(JSON.treeToValue(sent.get("stage"), StageResult.class));
+            st.add(Json.MAPPER.treeToValue(sent.get("stage"), StageResult.class));
             if (!sent.path("ok").asBoolean(false)) {
                 st.add(releaseOf(exporter));
                 return st.list("not run: the descriptor did not reach the importer");
@@ -528,7 +527,7 @@ public final class Ladder {
             StageResult check = null;
             if (write != null && write.ok()) {
                 JsonNode v = exporter.request(Map.of("op", "verify", "seed", writeback), timeout());
-                check = JSON.treeToValue(v.get("stage"), StageResult.class);
+                check = Json.MAPPER.treeToValue(v.get("stage"), StageResult.class);
             }
             st.add(StageStitch.mergeWriteback(write, check));
             st.add(StageStitch.mergeRelease(importerRelease, releaseOf(exporter)));
@@ -537,7 +536,7 @@ public final class Ladder {
         private StageResult releaseOf(LadderWorker exporter) throws WorkerFailure {
             JsonNode rel = exporter.request(Map.of("op", "release"), timeout());
             JsonNode stage = rel.get("stage");
-            return stage == null || stage.isNull() ? null : JSON.treeToValue(stage, StageResult.class);
+            return stage == null || stage.isNull() ? null : Json.MAPPER.treeToValue(stage, StageResult.class);
         }
 
         private Map<String, Object> exportRequest(Plan plan, long seed, HandleType type) {
@@ -587,13 +586,13 @@ public final class Ladder {
             }
             List<StageResult> out = new ArrayList<>();
             for (JsonNode s : stages) {
-                out.add(JSON.treeToValue(s, StageResult.class));
+                out.add(Json.MAPPER.treeToValue(s, StageResult.class));
             }
             return out;
         }
 
         private ProcessView view(LadderWorker worker) throws WorkerFailure {
-            return JSON.treeToValue(worker.request(Map.of("op", "view"), timeout()).get("view"), ProcessView.class);
+            return Json.MAPPER.treeToValue(worker.request(Map.of("op", "view"), timeout()).get("view"), ProcessView.class);
         }
 
         private String unsupported(HandleType type, boolean bothGpus) {

@@ -386,8 +386,7 @@ public final class Prober {
     }
 
     /** The stages an importer reports, all of them on every path (skipped ones say why). */
-    private static final Stage[] IMPORTER_STAGES = {Stage.IMPORT, Stage.RESERVE, Stage.MAP, Stage.ACCESS, Stage.VERIFY,
-            Stage.WRITEBACK, Stage.RELEASE};
+    private static final Stage[] IMPORTER_STAGES = Importer.REPORTED.toArray(Stage[]::new);
 
     /**
      * A peer's answer that parsed but cannot be judged (stages missing, unnamed or without a status) becomes a
