@@ -2,6 +2,7 @@ package dev.imexprobe.peer;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedInputStream;
@@ -199,6 +200,92 @@ class PeerHttpTest {
                 .isInstanceOf(PeerHttp.NoAnswer.class);
         long ms = (System.nanoTime() - start) / 1_000_000;
         assertThat(ms).isBetween(TIMEOUT.toMillis() - 5, TIMEOUT.toMillis() + 500);
+    }
+
+    /**
+     * The case seen end to end: a peer answers one call like an agent on a kept-alive connection, then trickles
+     * its next answer one byte every deadline/8. The JDK's HttpURLConnection kept reading after its disconnect()
+     * (10–52 s against 1–2 s); the deadline must hold every time.
+     */
+    @RepeatedTest(20)
+    void aTrickleOnAKeptAliveConnectionIsCutAtTheDeadline() throws IOException {
+        AtomicInteger call = new AtomicInteger();
+        answer = (request, out) -> {
+            if (call.getAndIncrement() == 0) {
+                write(out, reply(200, "{\"node\":\"a\"}"));
+                return;
+            }
+            write(out, "HTTP/1.1 200 X\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n");
+            for (int i = 0; i < 1000; i++) {
+                sleep(TIMEOUT.toMillis() / 8);
+                write(out, "x");
+            }
+        };
+        assertThat(http.exchange(target(), "GET", "/v1/node", null, Map.of()).status()).isEqualTo(200);
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> http.exchange(target(), "GET", "/v1/node", null, Map.of()))
+                .isInstanceOf(PeerHttp.NoAnswer.class);
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertThat(ms).isBetween(TIMEOUT.toMillis() - 5, TIMEOUT.toMillis() + 300);
+        assertThat(connections.get()).as("the second call reused the kept-alive connection").isEqualTo(1);
+    }
+
+    @Test
+    void aDeadlineShorterThanTheTimeoutIsTheOneThatHolds() {
+        answer = (request, out) -> sleep(TIMEOUT.toMillis() * 2);
+        long budget = 100 + random.nextInt(300);
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> http.exchange(target(), "GET", "/v1/node", null, Map.of(),
+                start + budget * 1_000_000)).isInstanceOf(PeerHttp.NoAnswer.class);
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertThat(ms).isBetween(budget - 5, budget + 300);
+    }
+
+    @Test
+    void aChunkedBodyIsReadWholeAndTheConnectionKept() throws IOException {
+        String body = "y".repeat(1 + random.nextInt(CAP - 1));
+        answer = (request, out) -> {
+            StringBuilder b = new StringBuilder("HTTP/1.1 200 X\r\nTransfer-Encoding: chunked\r\n\r\n");
+            for (int at = 0; at < body.length(); ) {
+                int n = Math.min(body.length() - at, 1 + random.nextInt(700));
+                b.append(Integer.toHexString(n)).append(";ext=1\r\n").append(body, at, at + n).append("\r\n");
+                at += n;
+            }
+            write(out, b.append("0\r\nX-Trailer: t\r\n\r\n").toString());
+        };
+        for (int i = 0; i < 3; i++) {
+            assertThat(new String(http.exchange(target(), "GET", "/v1/node", null, Map.of()).body(),
+                    StandardCharsets.ISO_8859_1)).isEqualTo(body);
+        }
+        assertThat(connections.get()).isEqualTo(1);
+        answer = (request, out) -> write(out, "HTTP/1.1 200 X\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + Integer.toHexString(CAP + 1) + "\r\n" + "z".repeat(CAP + 1) + "\r\n0\r\n\r\n");
+        assertThatThrownBy(() -> http.exchange(target(), "GET", "/v1/node", null, Map.of()))
+                .isInstanceOf(PeerHttp.TooLarge.class);
+    }
+
+    @Test
+    void aKeptConnectionThePeerClosedIsReplacedWithoutFailingTheCall() throws IOException {
+        // answers, then closes without saying so: the next call finds a dead idle connection
+        answer = (request, out) -> {
+            write(out, reply(200, "{}"));
+            throw new UncheckedIOException(new IOException("closing"));
+        };
+        int calls = 3 + random.nextInt(5);
+        for (int i = 0; i < calls; i++) {
+            assertThat(http.exchange(target(), "POST", "/v1/imports", new byte[] {'{', '}'}, Map.of()).status())
+                    .isEqualTo(200);
+        }
+        assertThat(connections.get()).isEqualTo(calls);
+        assertThat(requests).hasSize(calls);
+    }
+
+    @Test
+    void connectionCloseIsHonoured() throws IOException {
+        answer = (request, out) -> write(out, "HTTP/1.1 200 X\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}");
+        http.exchange(target(), "GET", "/v1/node", null, Map.of());
+        http.exchange(target(), "GET", "/v1/node", null, Map.of());
+        assertThat(connections.get()).isEqualTo(2);
     }
 
     @Test
