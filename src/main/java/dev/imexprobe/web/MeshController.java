@@ -1,11 +1,11 @@
 package dev.imexprobe.web;
 
-import dev.imexprobe.node.NodeService;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.mesh.MeshService;
 import dev.imexprobe.mesh.MeshView;
 import dev.imexprobe.mesh.PairState;
 import dev.imexprobe.node.NodeReport;
+import dev.imexprobe.node.NodeService;
 
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
