@@ -7,6 +7,7 @@ import dev.imexprobe.cuda.JniCudaDriver;
 import dev.imexprobe.cuda.LiveAllocations;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.Severity;
+import dev.imexprobe.json.Json;
 import dev.imexprobe.node.AgentIdentity;
 import dev.imexprobe.node.ImexChannel;
 import dev.imexprobe.node.NodeInspectorSettings;
@@ -73,7 +74,7 @@ final class CheckCommand {
             driver = JniCudaDriver.get();
         } catch (UnsatisfiedLinkError | RuntimeException e) {
             // The shim itself cannot load (wrong architecture, no writable tmpdir): still answer, exit 2.
-            out.println(options.json() ? Json.write(Map.of("error", String.valueOf(e.getMessage()), "exitCode", UNKNOWN))
+            out.println(options.json() ? Json.PRETTY.writeValueAsString(Map.of("error", String.valueOf(e.getMessage()), "exitCode", UNKNOWN))
                     : "imexprobe check: the native library cannot be loaded: " + e.getMessage());
             return UNKNOWN;
         }
@@ -103,7 +104,7 @@ final class CheckCommand {
                 report.usableChannels(), report.imexChannels(), report.imexDaemon(), report.driverParams(),
                 report.deviceNodes(), report.visibleDevices(), List.copyOf(findings), report.inspectedAt());
         if (options.json()) {
-            out.println(Json.write(new CheckDocument(withAll, probes, repeats.isEmpty() ? null : repeats,
+            out.println(Json.PRETTY.writeValueAsString(new CheckDocument(withAll, probes, repeats.isEmpty() ? null : repeats,
                     code == OK ? Verdict.PASS : Verdict.FAIL, code)));
         } else {
             printTable(out, withAll, probes, repeats, code);

@@ -1,5 +1,6 @@
 package dev.imexprobe.cli;
 
+import dev.imexprobe.json.Json;
 import dev.imexprobe.ladder.Ladder;
 import dev.imexprobe.ladder.LadderOptions;
 import dev.imexprobe.ladder.LadderReport;
@@ -45,7 +46,7 @@ final class LadderCommand {
             return Main.USAGE;
         }
         if (options.json()) {
-            out.println(Json.write(report));
+            out.println(Json.PRETTY.writeValueAsString(report));
         } else {
             LadderTable.print(report, out);
         }

@@ -12,6 +12,11 @@ import java.util.Map;
 public record Finding(String code, Severity severity, Blame blame, String cause, String remedy,
                       Map<String, Object> evidence) {
 
+    /** Whether this finding is that catalogue entry: findings are compared by entry, never by the code's text. */
+    public boolean is(FindingCode entry) {
+        return code.equals(entry.name());
+    }
+
     public FindingCode catalogueEntry() {
         return FindingCode.valueOf(code);
     }

@@ -4,22 +4,22 @@ import dev.imexprobe.cuda.CuResult;
 import dev.imexprobe.cuda.HandleType;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
-import dev.imexprobe.probe.ProbeDiagnosis;
+import dev.imexprobe.json.Json;
 import dev.imexprobe.ladder.LadderReport.Cell;
 import dev.imexprobe.ladder.LadderReport.GpuRef;
 import dev.imexprobe.ladder.LadderReport.RungResult;
 import dev.imexprobe.ladder.LadderReport.Status;
 import dev.imexprobe.ladder.LadderWorker.WorkerFailure;
+import dev.imexprobe.probe.ProbeDiagnosis;
 import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.Stage;
 import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageResult;
-import dev.imexprobe.probe.StageStitch;
 import dev.imexprobe.probe.StageStatus;
+import dev.imexprobe.probe.StageStitch;
 import dev.imexprobe.probe.TransferStage;
 
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -44,7 +44,6 @@ import java.util.stream.Stream;
 public final class Ladder {
 
     private static final System.Logger LOG = System.getLogger(Ladder.class.getName());
-    private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final Pattern CHANNEL = Pattern.compile("channel(0|[1-9][0-9]{0,8})");
     private static final Pattern GPU_NODE = Pattern.compile("nvidia(0|[1-9][0-9]{0,8})");
     private static final Path PROC_GPUS = Path.of("/proc/driver/nvidia/gpus");
@@ -97,9 +96,17 @@ public final class Ladder {
         }
     }
 
+    /** What planning a two-process rung gives: a plan to run, or why the rung cannot run on this machine. */
+    private sealed interface Planned permits Plan, CannotRun {
+    }
+
     /** A two-process rung ready to run: who gets what, where each allocates or maps, what is expected. */
     private record Plan(Isolation exporter, Isolation importer, int exporterOrdinal, int importerOrdinal,
-                        Expected expected, Expected expectedPosixFd, ViewCheck check) {
+                        Expected expected, Expected expectedPosixFd, ViewCheck check) implements Planned {
+    }
+
+    /** The rung is skipped, and this says why (a missing GPU, channel or namespace). */
+    private record CannotRun(String reason) implements Planned {
     }
 
     /** A rung's expectation: null stage = the whole exchange passes; else this stage fails with this code. */
@@ -151,7 +158,7 @@ public final class Ladder {
                 if (unusable != null) {
                     return couldNotTell(unusable);
                 }
-                ProcessView view = JSON.treeToValue(first.request(Map.of("op", "view"), timeout()).get("view"),
+                ProcessView view = Json.MAPPER.treeToValue(first.request(Map.of("op", "view"), timeout()).get("view"),
                         ProcessView.class);
                 scout = new Scout(gpus(nodeReply), fakeInfo(nodeReply), view);
                 library = nodeReply.path("library").asString("libcuda.so.1");
@@ -272,11 +279,13 @@ public final class Ladder {
                 return skippedRung(rung, "the ladder's time budget of " + options.budget().toSeconds()
                         + " s ran out before this rung");
             }
-            Object planOrReason = plan(rung);
-            if (planOrReason instanceof String reason) {
-                return skippedRung(rung, reason);
+            Plan plan;
+            switch (plan(rung)) {
+                case CannotRun no -> {
+                    return skippedRung(rung, no.reason());
+                }
+                case Plan p -> plan = p;
             }
-            Plan plan = (Plan) planOrReason;
             List<Cell> cells = new ArrayList<>();
             List<ProcessView> seen = new ArrayList<>();
             LadderWorker exporter = null;
@@ -328,15 +337,15 @@ public final class Ladder {
                     plan.importer().description(), List.copyOf(seen), List.copyOf(cells));
         }
 
-        /** The rung's plan, or the reason it cannot run here (a String). */
-        private Object plan(Rung rung) {
+        /** The rung's plan, or the reason it cannot run here. */
+        private Planned plan(Rung rung) {
             Isolation all = Isolation.allVisible();
             int count = scout.gpus().size();
             ViewCheck everyGpu = (e, i) -> sees(e, count, "exporter") != null ? sees(e, count, "exporter")
                     : sees(i, count, "importer");
             if (rung.needsTwoGpus() && b == null) {
-                return count < 2 ? "needs a second GPU: the driver shows " + count + " GPU"
-                        : "needs a second GPU: --gpus named only GPU " + a.index();
+                return new CannotRun(count < 2 ? "needs a second GPU: the driver shows " + count + " GPU"
+                        : "needs a second GPU: --gpus named only GPU " + a.index());
             }
             return switch (rung) {
                 case TWO_PROCESSES -> new Plan(all, all, a.index(), a.index(), Expected.PASS, Expected.PASS, everyGpu);
@@ -355,9 +364,9 @@ public final class Ladder {
                     "CUDA_VISIBLE_DEVICES=" + g.uuid() + " (GPU " + g.index() + " only)");
         }
 
-        private Object deviceNodesPlan() {
+        private Planned deviceNodesPlan() {
             if (namespaceProblem != null) {
-                return namespaceProblem;
+                return new CannotRun(namespaceProblem);
             }
             List<GpuDeviceNodes.Gpu> gpus = scout.gpus().stream()
                     .map(g -> new GpuDeviceNodes.Gpu(g.index(), g.uuid(), g.pciBusId())).toList();
@@ -366,8 +375,8 @@ public final class Ladder {
             if (scout.isFake()) {
                 String devDir = scout.fake().getOrDefault("devDir", "");
                 if (devDir.isBlank()) {
-                    return "the fake driver models device nodes only when FAKECUDA_DEV_DIR names a folder of nvidiaN "
-                            + "files, and it is not set";
+                    return new CannotRun("the fake driver models device nodes only when FAKECUDA_DEV_DIR names a "
+                            + "folder of nvidiaN files, and it is not set");
                 }
                 devRoot = Path.of(devDir);
                 map = GpuDeviceNodes.fake(devRoot, gpus);
@@ -376,7 +385,7 @@ public final class Ladder {
                 map = GpuDeviceNodes.real(PROC_GPUS, gpus);
             }
             if (map.problem() != null) {
-                return map.problem();
+                return new CannotRun(map.problem());
             }
             Isolation exporter = hideOtherGpus(visibleOnly(a), a, devRoot, map);
             Isolation importer = hideOtherGpus(visibleOnly(b), b, devRoot, map);
@@ -408,20 +417,20 @@ public final class Ladder {
             return iso;
         }
 
-        private Object channelPlan(Rung rung, String importerChannel) {
+        private Planned channelPlan(Rung rung, String importerChannel) {
             Path dir = Path.of(scout.view().channelDir());
             if (channelX == null) {
-                return "no IMEX channel is readable in " + dir + ": there is nothing to make a view of (create "
-                        + "channel0 as gpu/ladder.sh does, or give the pod a ComputeDomain channel)";
+                return new CannotRun("no IMEX channel is readable in " + dir + ": there is nothing to make a view "
+                        + "of (create channel0 as gpu/ladder.sh does, or give the pod a ComputeDomain channel)");
             }
             if (importerChannel == null) {
-                return "needs a second IMEX channel, and " + dir + " holds only " + channelX + " (create channel1: "
-                        + "mknod -m 666 " + dir + "/channel1 c <major of nvidia-caps-imex-channels> 1)";
+                return new CannotRun("needs a second IMEX channel, and " + dir + " holds only " + channelX
+                        + " (create channel1: mknod -m 666 " + dir + "/channel1 c <major of nvidia-caps-imex-channels> 1)");
             }
             Isolation exporter = channelView(rung, "exporter", dir, channelX);
             Isolation importer = channelView(rung, "importer", dir, importerChannel);
             if (exporter == null || importer == null) {
-                return namespaceProblem;
+                return new CannotRun(namespaceProblem);
             }
             Expected fabric = rung == Rung.OTHER_CHANNEL ? new Expected(Stage.IMPORT, CuResult.NOT_PERMITTED)
                     : Expected.PASS;
@@ -495,7 +504,7 @@ public final class Ladder {
                 return st.list("not run: the export failed");
             }
             JsonNode sent = exporter.request(Map.of("op", "sendFd", "socket", socket), timeout());
-            st.add(JSON.treeToValue(sent.get("stage"), StageResult.class));
+            st.add(Json.MAPPER.treeToValue(sent.get("stage"), StageResult.class));
             if (!sent.path("ok").asBoolean(false)) {
                 st.add(releaseOf(exporter));
                 return st.list("not run: the descriptor did not reach the importer");
@@ -528,7 +537,7 @@ public final class Ladder {
             StageResult check = null;
             if (write != null && write.ok()) {
                 JsonNode v = exporter.request(Map.of("op", "verify", "seed", writeback), timeout());
-                check = JSON.treeToValue(v.get("stage"), StageResult.class);
+                check = Json.MAPPER.treeToValue(v.get("stage"), StageResult.class);
             }
             st.add(StageStitch.mergeWriteback(write, check));
             st.add(StageStitch.mergeRelease(importerRelease, releaseOf(exporter)));
@@ -537,7 +546,7 @@ public final class Ladder {
         private StageResult releaseOf(LadderWorker exporter) throws WorkerFailure {
             JsonNode rel = exporter.request(Map.of("op", "release"), timeout());
             JsonNode stage = rel.get("stage");
-            return stage == null || stage.isNull() ? null : JSON.treeToValue(stage, StageResult.class);
+            return stage == null || stage.isNull() ? null : Json.MAPPER.treeToValue(stage, StageResult.class);
         }
 
         private Map<String, Object> exportRequest(Plan plan, long seed, HandleType type) {
@@ -587,13 +596,13 @@ public final class Ladder {
             }
             List<StageResult> out = new ArrayList<>();
             for (JsonNode s : stages) {
-                out.add(JSON.treeToValue(s, StageResult.class));
+                out.add(Json.MAPPER.treeToValue(s, StageResult.class));
             }
             return out;
         }
 
         private ProcessView view(LadderWorker worker) throws WorkerFailure {
-            return JSON.treeToValue(worker.request(Map.of("op", "view"), timeout()).get("view"), ProcessView.class);
+            return Json.MAPPER.treeToValue(worker.request(Map.of("op", "view"), timeout()).get("view"), ProcessView.class);
         }
 
         private String unsupported(HandleType type, boolean bothGpus) {

@@ -1,7 +1,8 @@
 package dev.imexprobe.ladder;
 
+import dev.imexprobe.json.Json;
+
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -31,7 +32,6 @@ final class LadderWorker implements AutoCloseable {
         }
     }
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final String EOF = "\u0000eof";
 
     private final String name;
@@ -84,7 +84,7 @@ final class LadderWorker implements AutoCloseable {
         if (!process.isAlive() && lines.isEmpty()) {
             throw new WorkerFailure(exited(op));
         }
-        in.println(JSON.writeValueAsString(request));
+        in.println(Json.MAPPER.writeValueAsString(request));
         String line;
         try {
             line = lines.poll(Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
@@ -103,7 +103,7 @@ final class LadderWorker implements AutoCloseable {
             throw new WorkerFailure(exited(op));
         }
         try {
-            return JSON.readTree(line);
+            return Json.MAPPER.readTree(line);
         } catch (RuntimeException e) {
             throw new WorkerFailure("the " + name + " worker answered '" + op + "' with something that is not JSON: "
                     + (line.length() > 200 ? line.substring(0, 200) + "…" : line));

@@ -1,6 +1,7 @@
 package dev.imexprobe.mesh;
 
 import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.peer.PeerAddress;
 import dev.imexprobe.peer.PeerCall;
 import dev.imexprobe.peer.PeerDiscovery;
@@ -273,7 +274,7 @@ public final class MeshScheduler implements AutoCloseable {
     static boolean unreachable(PairResult r) {
         StageResult transfer = r.stages().stream().filter(s -> s.name() == Stage.TRANSFER).findFirst().orElse(null);
         return transfer != null && !transfer.ok() && r.finding() != null
-                && ("PEER_UNREACHABLE".equals(r.finding().code()) || "TIMEOUT".equals(r.finding().code()));
+                && (r.finding().is(FindingCode.PEER_UNREACHABLE) || r.finding().is(FindingCode.TIMEOUT));
     }
 
     private void failed(PeerTrack track, long r) {

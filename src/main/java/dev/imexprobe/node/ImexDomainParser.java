@@ -1,12 +1,13 @@
 package dev.imexprobe.node;
 
+import dev.imexprobe.json.Json;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Parses {@code nvidia-imex-ctl -N -j} tolerantly: fields it does not know are ignored, missing ones are null, and
@@ -14,7 +15,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class ImexDomainParser {
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
     /** Raw text kept for an unparsed answer; the whole domain's JSON is far smaller. */
     static final int RAW_CAP = 16 * 1024;
 
@@ -28,7 +28,7 @@ final class ImexDomainParser {
         }
         JsonNode root;
         try {
-            root = JSON.readTree(text);
+            root = Json.MAPPER.readTree(text);
         } catch (JacksonException e) {
             return unparsed(text, "not JSON: " + e.getOriginalMessage());
         }

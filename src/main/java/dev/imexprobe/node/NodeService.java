@@ -67,7 +67,7 @@ public final class NodeService implements LocalAgent {
         e.put("stage", "node report");
         e.put("detail", why + "; showing the report of " + r.inspectedAt());
         List<Finding> findings = new ArrayList<>(r.findings());
-        findings.removeIf(f -> f.code().equals(FindingCode.TIMEOUT.name()));
+        findings.removeIf(f -> f.is(FindingCode.TIMEOUT));
         findings.add(FindingCode.TIMEOUT.finding(e));
         return new NodeReport(r.agent(), r.fake(), r.driver(), r.gpus(), r.usableChannels(), r.imexChannels(),
                 r.imexDaemon(), r.driverParams(), r.deviceNodes(), r.visibleDevices(), List.copyOf(findings),

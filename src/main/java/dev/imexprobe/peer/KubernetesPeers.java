@@ -1,8 +1,9 @@
 package dev.imexprobe.peer;
 
+import dev.imexprobe.json.Json;
+
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -58,7 +59,6 @@ public final class KubernetesPeers extends LookedUpPeers implements AutoCloseabl
 
     // Bounds the paging loop should a server keep handing out continue tokens (500 pods/page → 500k pods).
     private static final int MAX_PAGES = 1000;
-    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     /**
      * Where and what to list.
@@ -294,7 +294,7 @@ public final class KubernetesPeers extends LookedUpPeers implements AutoCloseabl
     private JsonNode parse(byte[] body) throws DiscoveryException {
         JsonNode root;
         try {
-            root = JSON.readTree(body);
+            root = Json.MAPPER.readTree(body);
         } catch (JacksonException e) {
             throw notAPodList("not JSON (" + shorten(e.getOriginalMessage()) + ")");
         }
@@ -367,7 +367,7 @@ public final class KubernetesPeers extends LookedUpPeers implements AutoCloseabl
             return "";
         }
         try {
-            String message = text(JSON.readTree(body).path("message"));
+            String message = text(Json.MAPPER.readTree(body).path("message"));
             if (message != null && !message.isBlank()) {
                 return " (" + shorten(message) + ")";
             }

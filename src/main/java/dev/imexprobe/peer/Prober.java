@@ -4,7 +4,6 @@ import dev.imexprobe.cuda.FabricHandle;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
-import dev.imexprobe.probe.ProbeDiagnosis;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.ExportRegistry;
 import dev.imexprobe.probe.ExportReply;
@@ -13,14 +12,15 @@ import dev.imexprobe.probe.ImportReply;
 import dev.imexprobe.probe.Importer;
 import dev.imexprobe.probe.LocalAgent;
 import dev.imexprobe.probe.PairResult;
+import dev.imexprobe.probe.ProbeDiagnosis;
 import dev.imexprobe.probe.ProbeReport;
 import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.Stage;
 import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageReply;
 import dev.imexprobe.probe.StageResult;
-import dev.imexprobe.probe.StageStitch;
 import dev.imexprobe.probe.StageStatus;
+import dev.imexprobe.probe.StageStitch;
 import dev.imexprobe.probe.TransferStage;
 import dev.imexprobe.probe.Verdict;
 
@@ -401,8 +401,7 @@ public final class Prober {
     }
 
     /** The stages an importer reports, all of them on every path (skipped ones say why). */
-    private static final Stage[] IMPORTER_STAGES = {Stage.IMPORT, Stage.RESERVE, Stage.MAP, Stage.ACCESS, Stage.VERIFY,
-            Stage.WRITEBACK, Stage.RELEASE};
+    private static final Stage[] IMPORTER_STAGES = Importer.REPORTED.toArray(Stage[]::new);
 
     /**
      * A peer's answer that parsed but cannot be judged (stages missing, unnamed or without a status) becomes a

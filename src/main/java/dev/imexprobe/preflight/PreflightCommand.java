@@ -1,12 +1,11 @@
 package dev.imexprobe.preflight;
 
 import dev.imexprobe.agent.AgentApplication;
+import dev.imexprobe.json.Json;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 
-import tools.jackson.databind.SerializationFeature;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.PrintStream;
 
@@ -41,8 +40,7 @@ public final class PreflightCommand {
             result = context.getBean(PreflightRun.class).run(options, started);
         }
         if (options.json()) {
-            report.println(JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build()
-                    .writeValueAsString(result));
+            report.println(Json.PRETTY.writeValueAsString(result));
         } else {
             PreflightTable.print(report, result);
         }

@@ -50,7 +50,8 @@ public final class PreflightVerdict {
         List<PreflightReport.Blamed> blamed = blame(instances, failed);
         Finding verdict;
         List<String> next = new ArrayList<>();
-        if (failed.stream().allMatch(p -> code(p).equals(FindingCode.SAME_NODE_INVALID_DEVICE.name()))) {
+        if (failed.stream().allMatch(p -> p.result().finding() != null
+                && p.result().finding().is(FindingCode.SAME_NODE_INVALID_DEVICE))) {
             // The seed's pattern: same-node pairs fail with 101, whatever crosses nodes passes.
             verdict = failed.getFirst().result().finding();
             long crossPassed = sorted.stream().filter(p -> p.passed() && !sameNode(p)).count();

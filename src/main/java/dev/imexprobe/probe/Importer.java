@@ -15,6 +15,9 @@ public final class Importer {
     static final List<ProbeStage> STAGES = List.of(new ImportStage(), new ReserveStage(), new MapStage(),
             new AccessStage(), new VerifyStage(), new WritebackStage(WritebackStage.Side.WRITE), new ReleaseStage());
 
+    /** The stages an importer reports, all of them on every path (skipped ones say why). */
+    public static final List<Stage> REPORTED = STAGES.stream().map(ProbeStage::stage).toList();
+
     private final CudaDriver driver;
     private final StageEngine engine;
 

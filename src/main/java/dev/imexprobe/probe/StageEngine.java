@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -16,7 +18,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>One side's stages run one after another on ONE driver thread (one hop onto the pool and one back per list,
  * not per stage), while the caller keeps each stage's own deadline: it sleeps until the running stage's
  * deadline and only wakes earlier when the list is done. When the pool refuses the list, the stages are tried
- * one at a time, each answering "driver busy" if the pool is still full.
+ * one at a time, each answering "driver busy" if the pool is still full. Either way the same loop
+ * ({@code runLoop}) decides which stage runs; only where it runs differs.
  */
 public final class StageEngine {
 
@@ -31,29 +34,79 @@ public final class StageEngine {
     }
 
     public List<StageResult> run(ProbeSession session, List<? extends ProbeStage> stages) {
-        if (session.stuck != null || stages.stream().noneMatch(ProbeStage::callsDriver)) {
-            // A session whose earlier call is still inside the driver is not touched: every stage is skipped.
-            return runEach(session, stages);
+        if (session.stuck == null && stages.stream().anyMatch(ProbeStage::callsDriver)) {
+            OneThread list = new OneThread(session, stages);
+            if (executor.start(list::work)) {
+                return list.await();
+            }
         }
-        Batch batch = new Batch(session, stages);
-        if (!executor.start(batch::work)) {
-            return runEach(session, stages);
-        }
-        return batch.await();
+        // No driver call in the list, a session whose earlier call is still inside the driver (every stage is
+        // skipped), or a pool that refused the whole list: each driver stage is its own task on the pool.
+        List<StageResult> results = new ArrayList<>(stages.size());
+        runLoop(stages, 0, new Course(session.stuck), stage -> runOne(session, stage), results::add);
+        return results;
     }
 
-    /** What the loop decides before running a stage: null to run it, else the result it gets without running. */
-    private static StageResult beforeRunning(ProbeStage stage, Stage failedAt, Stage stuckAt) {
-        if (stuckAt != null) {
-            return StageResult.skipped(stage.stage(), stage.alwaysRuns()
-                    ? "deferred: the " + stuckAt.label() + " call is still inside the driver; its resources "
-                            + "are released when it returns"
-                    : "not run: " + stuckAt.label() + " timed out");
+    /** One stage's result, and whether its call is still inside the driver (the rest of the list is then deferred). */
+    private record Ran(StageResult result, boolean stuck) {
+    }
+
+    /** The rule of a run in one place: after a failure later stages are skipped and release runs; after a stuck
+     * call every later stage waits for it. */
+    private static final class Course {
+
+        private Stage failedAt;
+        private Stage stuckAt;
+
+        Course(Stage stuckAt) {
+            this.stuckAt = stuckAt;
         }
-        if (failedAt != null && !stage.alwaysRuns()) {
-            return StageResult.skipped(stage.stage(), "not run: " + failedAt.label() + " failed");
+
+        /** Null to run the stage, else the result it gets without running. */
+        StageResult before(ProbeStage stage) {
+            if (stuckAt != null) {
+                return StageResult.skipped(stage.stage(), stage.alwaysRuns()
+                        ? "deferred: the " + stuckAt.label() + " call is still inside the driver; its resources "
+                                + "are released when it returns"
+                        : "not run: " + stuckAt.label() + " timed out");
+            }
+            if (failedAt != null && !stage.alwaysRuns()) {
+                return StageResult.skipped(stage.stage(), "not run: " + failedAt.label() + " failed");
+            }
+            return null;
         }
-        return null;
+
+        void after(Stage stage, StageResult r, boolean stuck) {
+            if (stuck) {
+                stuckAt = stage;
+            } else if (failedAt == null && failed(r)) {
+                failedAt = stage;
+            }
+        }
+    }
+
+    /**
+     * The one run loop: from {@code from} on, each stage is skipped or run through {@code call} as {@code course}
+     * decides, and handed to {@code sink}. Stops early, returning false, when the sink refuses a result (the
+     * caller already reported the stage and went on).
+     */
+    private static boolean runLoop(List<? extends ProbeStage> stages, int from, Course course,
+                                   Function<ProbeStage, Ran> call, Predicate<StageResult> sink) {
+        for (int i = from; i < stages.size(); i++) {
+            ProbeStage stage = stages.get(i);
+            StageResult r = course.before(stage);
+            boolean stuck = false;
+            if (r == null) {
+                Ran ran = call.apply(stage);
+                r = ran.result();
+                stuck = ran.stuck();
+            }
+            if (!sink.test(r)) {
+                return false;
+            }
+            course.after(stage.stage(), r, stuck);
+        }
+        return true;
     }
 
     private static boolean failed(StageResult r) {
@@ -64,17 +117,30 @@ public final class StageEngine {
         return StageOutcome.failed(null, "internal error in " + stage.stage().label() + ": " + error);
     }
 
-    private StageResult noAnswer(ProbeStage stage, long nanos) {
-        return StageResult.of(stage.stage(), StageOutcome.timeout(NO_ANSWER + " " + executor.timeout().toMillis()
-                + " ms; the call is still running and its thread stays busy until it returns"), nanos);
+    /** Runs the stage on the calling thread (the list's driver thread, or the caller for a stage without a call). */
+    private static Ran runHere(ProbeSession session, ProbeStage stage) {
+        long start = System.nanoTime();
+        StageOutcome o;
+        try {
+            o = stage.run(session);
+        } catch (Throwable t) {
+            o = internalError(stage, t);
+        }
+        return new Ran(StageResult.of(stage.stage(), o, System.nanoTime() - start), false);
+    }
+
+    private Ran noAnswer(ProbeStage stage, long nanos) {
+        return new Ran(StageResult.of(stage.stage(), StageOutcome.timeout("no answer from the driver within "
+                + executor.timeout().toMillis() + " ms; the call is still running and its thread stays busy until "
+                + "it returns"), nanos), true);
     }
 
     /**
-     * The list on one driver thread. The worker runs the stages and publishes each result; the caller waits
+     * The list on one driver thread. The worker runs the loop and publishes each result; the caller waits
      * for the end, or until the running stage's deadline passes, whichever comes first. A caller that gives up
-     * marks the batch abandoned: the worker, once its stuck call returns, releases the session and stops.
+     * marks the list abandoned: the worker, once its stuck call returns, releases the session and stops.
      */
-    private final class Batch {
+    private final class OneThread {
 
         private final ProbeSession session;
         private final List<? extends ProbeStage> stages;
@@ -89,7 +155,7 @@ public final class StageEngine {
         /** The executor's record of the call the caller gave up on, set with {@code abandoned}. */
         private Object stuckCall;
 
-        Batch(ProbeSession session, List<? extends ProbeStage> stages) {
+        OneThread(ProbeSession session, List<? extends ProbeStage> stages) {
             this.session = session;
             this.stages = stages;
             this.results = new StageResult[stages.size()];
@@ -98,45 +164,31 @@ public final class StageEngine {
 
         /** On the driver thread. */
         void work() {
-            Stage failedAt = null;
-            boolean late = false;
-            for (int i = 0; i < stages.size(); i++) {
-                ProbeStage stage = stages.get(i);
-                long start = System.nanoTime();
-                StageResult r = beforeRunning(stage, failedAt, null);
-                if (r == null) {
-                    StageOutcome o;
-                    try {
-                        o = stage.run(session);
-                    } catch (Throwable t) {
-                        o = internalError(stage, t);
-                    }
-                    r = StageResult.of(stage.stage(), o, System.nanoTime() - start);
-                }
-                lock.lock();
-                try {
-                    if (abandoned) {
-                        late = true; // the caller reported this stage as timed out and went on
-                        break;
-                    }
-                    results[i] = r;
-                    current = i + 1;
-                    currentSince = System.nanoTime();
-                    if (current == stages.size()) {
-                        done = true;
-                        finished.signalAll();
-                    }
-                } finally {
-                    lock.unlock();
-                }
-                if (failed(r)) {
-                    failedAt = failedAt == null ? stage.stage() : failedAt;
-                }
-            }
-            if (late) {
+            boolean finishedAll = runLoop(stages, 0, new Course(null), stage -> runHere(session, stage), this::publish);
+            if (!finishedAll) {
                 executor.stuckCallReturned(stuckCall);
                 new ReleaseStage().run(session);
                 session.stuck = null;
+            }
+        }
+
+        /** On the driver thread: false when the caller already reported this stage as timed out and went on. */
+        private boolean publish(StageResult r) {
+            lock.lock();
+            try {
+                if (abandoned) {
+                    return false;
+                }
+                results[current] = r;
+                current++;
+                currentSince = System.nanoTime();
+                if (current == stages.size()) {
+                    done = true;
+                    finished.signalAll();
+                }
+                return true;
+            } finally {
+                lock.unlock();
             }
         }
 
@@ -174,50 +226,28 @@ public final class StageEngine {
             ProbeStage stuck = stages.get(current);
             session.stuck = stuck.stage(); // under the lock: the worker, once back, sees it set and clears it
             List<StageResult> out = new ArrayList<>(stages.size());
-            Stage failedAt = null;
+            Course course = new Course(null);
             for (int i = 0; i < current; i++) {
                 out.add(results[i]);
-                if (failed(results[i])) {
-                    failedAt = failedAt == null ? results[i].name() : failedAt;
-                }
+                course.after(results[i].name(), results[i], false);
             }
-            out.add(noAnswer(stuck, waitedNanos));
-            for (int i = current + 1; i < stages.size(); i++) {
-                out.add(beforeRunning(stages.get(i), failedAt, stuck.stage()));
-            }
+            Ran timedOut = noAnswer(stuck, waitedNanos);
+            out.add(timedOut.result());
+            course.after(stuck.stage(), timedOut.result(), timedOut.stuck());
+            // Every later stage is now skipped or deferred by the course; none is run.
+            runLoop(stages, current + 1, course, stage -> {
+                throw new IllegalStateException("a stage after a stuck call must not run");
+            }, out::add);
             return out;
         }
     }
 
-    /** One stage at a time, each driver stage its own task on the pool: when the pool refused the whole list. */
-    private List<StageResult> runEach(ProbeSession session, List<? extends ProbeStage> stages) {
-        List<StageResult> results = new ArrayList<>(stages.size());
-        Stage failedAt = null;
-        Stage stuckAt = session.stuck;
-        for (ProbeStage stage : stages) {
-            StageResult skipped = beforeRunning(stage, failedAt, stuckAt);
-            if (skipped != null) {
-                results.add(skipped);
-                continue;
-            }
-            StageResult r = runOne(session, stage);
-            results.add(r);
-            if (r.status() == StageStatus.TIMEOUT && r.detail().startsWith(NO_ANSWER)) {
-                stuckAt = stage.stage();
-            } else if (failed(r)) {
-                failedAt = failedAt == null ? stage.stage() : failedAt;
-            }
-        }
-        return results;
-    }
-
-    private static final String NO_ANSWER = "no answer from the driver within";
-
-    private StageResult runOne(ProbeSession session, ProbeStage stage) {
-        long start = System.nanoTime();
+    /** One driver stage as its own task on the pool (a stage without a driver call runs on the caller). */
+    private Ran runOne(ProbeSession session, ProbeStage stage) {
         if (!stage.callsDriver()) {
-            return StageResult.of(stage.stage(), stage.run(session), System.nanoTime() - start);
+            return runHere(session, stage);
         }
+        long start = System.nanoTime();
         AtomicBoolean returned = new AtomicBoolean();
         DriverExecutor.Outcome<StageOutcome> o = executor.run(() -> stage.run(session), late -> {
             new ReleaseStage().run(session);
@@ -226,18 +256,18 @@ public final class StageEngine {
         });
         long nanos = System.nanoTime() - start;
         if (o.ok()) {
-            return StageResult.of(stage.stage(), o.value(), nanos);
+            return new Ran(StageResult.of(stage.stage(), o.value(), nanos), false);
         }
         if (o.rejected() && stage.alwaysRuns()) {
             executor.cleanUp(() -> new ReleaseStage().run(session));
-            return StageResult.of(stage.stage(), StageOutcome.skipped("deferred: all " + executor.threads()
+            return new Ran(StageResult.of(stage.stage(), StageOutcome.skipped("deferred: all " + executor.threads()
                     + " driver threads are taken (" + executor.stuck() + " inside calls that have not returned); "
-                    + "released on the clean-up thread"), nanos);
+                    + "released on the clean-up thread"), nanos), false);
         }
         if (o.rejected()) {
-            return StageResult.of(stage.stage(), StageOutcome.timeout("driver busy: all " + executor.threads()
+            return new Ran(StageResult.of(stage.stage(), StageOutcome.timeout("driver busy: all " + executor.threads()
                     + " driver threads are taken (" + executor.stuck() + " inside calls that have not returned); "
-                    + "not attempted"), nanos);
+                    + "not attempted"), nanos), false);
         }
         if (o.timedOut()) {
             session.stuck = stage.stage();
@@ -246,7 +276,7 @@ public final class StageEngine {
             }
             return noAnswer(stage, nanos);
         }
-        return StageResult.of(stage.stage(), internalError(stage, o.error()), nanos);
+        return new Ran(StageResult.of(stage.stage(), internalError(stage, o.error()), nanos), false);
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.imexprobe.web;
 
+import dev.imexprobe.json.Json;
+
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 
@@ -14,7 +16,6 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.io.Writer;
@@ -55,8 +56,6 @@ public class ContainerErrors implements ErrorController {
      */
     public static class Valve extends ErrorReportValve {
 
-        private static final JsonMapper JSON = JsonMapper.builder().build();
-
         @Override
         protected void report(Request request, Response response, Throwable throwable) {
             int status = response.getStatus();
@@ -78,7 +77,7 @@ public class ContainerErrors implements ErrorController {
                 response.setCharacterEncoding("UTF-8");
                 Writer writer = response.getReporter();
                 if (writer != null) {
-                    writer.write(JSON.writeValueAsString(p));
+                    writer.write(Json.MAPPER.writeValueAsString(p));
                     response.finishResponse();
                 }
             } catch (IOException | IllegalStateException e) {

@@ -1,9 +1,9 @@
 package dev.imexprobe.web;
 
 import dev.imexprobe.agent.AgentProperties;
-import dev.imexprobe.node.NodeService;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.mesh.ProbeRecorder;
+import dev.imexprobe.node.NodeService;
 import dev.imexprobe.peer.PeerClient;
 import dev.imexprobe.peer.Prober;
 import dev.imexprobe.probe.Direction;
@@ -13,6 +13,12 @@ import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.ProbeReport;
 import dev.imexprobe.probe.StageResult;
 
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -21,7 +27,12 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -99,7 +110,7 @@ public class ProbeController {
             slots.release();
         }
         if (prometheus) {
-            return ResponseEntity.ok().contentType(new MediaType("text", "plain", java.nio.charset.StandardCharsets.UTF_8))
+            return ResponseEntity.ok().contentType(new MediaType("text", "plain", StandardCharsets.UTF_8))
                     .body(BlackboxFormat.render(report));
         }
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(report);
@@ -170,47 +181,56 @@ public class ProbeController {
         return s == null || s.isBlank() ? null : s.trim();
     }
 
-    /** blackbox_exporter's names for one probe (the text exposition format, version 0.0.4). */
+    /**
+     * blackbox_exporter's names for one probe, written by the Prometheus client library's text writer (format
+     * 0.0.4: families and label names sorted, values as doubles; a family without samples is left out).
+     */
     static final class BlackboxFormat {
 
         private BlackboxFormat() {
         }
 
         static String render(ProbeReport r) {
-            StringBuilder b = new StringBuilder();
-            b.append("# HELP probe_success Whether every probed pair and direction passed\n");
-            b.append("# TYPE probe_success gauge\n");
-            b.append("probe_success ").append(r.verdict() == dev.imexprobe.probe.Verdict.PASS ? 1 : 0).append('\n');
-            b.append("# HELP probe_duration_seconds How long the whole probe took\n");
-            b.append("# TYPE probe_duration_seconds gauge\n");
-            b.append("probe_duration_seconds ").append(r.durationSeconds()).append('\n');
-            b.append("# HELP probe_stage_duration_seconds Duration of each stage of each pair and direction\n");
-            b.append("# TYPE probe_stage_duration_seconds gauge\n");
+            GaugeSnapshot.Builder stageDurations = GaugeSnapshot.builder().name("probe_stage_duration_seconds")
+                    .help("Duration of each stage of each pair and direction");
+            GaugeSnapshot.Builder cuResults = GaugeSnapshot.builder().name("probe_stage_cu_result")
+                    .help("CUresult code of each stage that called the driver");
+            Set<Labels> seen = new HashSet<>();
             for (PairResult p : r.results()) {
                 for (StageResult s : p.stages()) {
-                    b.append("probe_stage_duration_seconds").append(labels(p, s)).append(' ').append(s.durationSeconds())
-                            .append('\n');
-                }
-            }
-            b.append("# HELP probe_stage_cu_result CUresult code of each stage that called the driver\n");
-            b.append("# TYPE probe_stage_cu_result gauge\n");
-            for (PairResult p : r.results()) {
-                for (StageResult s : p.stages()) {
+                    Labels labels = Labels.of("stage", s.name().label(), "direction", p.direction().label(),
+                            "source_gpu", orEmpty(p.sourceGpu()), "target_gpu", orEmpty(p.targetGpu()));
+                    if (!seen.add(labels)) {
+                        continue; // one sample per series: the writer refuses duplicates, and the first one is the answer
+                    }
+                    stageDurations.dataPoint(GaugeDataPointSnapshot.builder().labels(labels)
+                            .value(s.durationSeconds()).build());
                     if (s.cuResult() != null) {
-                        b.append("probe_stage_cu_result").append(labels(p, s)).append(' ').append(s.cuResult()).append('\n');
+                        cuResults.dataPoint(GaugeDataPointSnapshot.builder().labels(labels).value(s.cuResult()).build());
                     }
                 }
             }
-            return b.toString();
+            MetricSnapshots snapshots = new MetricSnapshots(
+                    gauge("probe_success", "Whether every probed pair and direction passed",
+                            r.verdict() == dev.imexprobe.probe.Verdict.PASS ? 1 : 0),
+                    gauge("probe_duration_seconds", "How long the whole probe took", r.durationSeconds()),
+                    stageDurations.build(), cuResults.build());
+            ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
+            try {
+                PrometheusTextFormatWriter.create().write(out, snapshots);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e); // not thrown by a ByteArrayOutputStream
+            }
+            return out.toString(StandardCharsets.UTF_8);
         }
 
-        private static String labels(PairResult p, StageResult s) {
-            return "{stage=\"" + s.name().label() + "\",direction=\"" + p.direction().label() + "\",source_gpu=\""
-                    + escape(p.sourceGpu()) + "\",target_gpu=\"" + escape(p.targetGpu()) + "\"}";
+        private static GaugeSnapshot gauge(String name, String help, double value) {
+            return GaugeSnapshot.builder().name(name).help(help)
+                    .dataPoint(GaugeDataPointSnapshot.builder().value(value).build()).build();
         }
 
-        private static String escape(String v) {
-            return v == null ? "" : v.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+        private static String orEmpty(String v) {
+            return v == null ? "" : v;
         }
     }
 }

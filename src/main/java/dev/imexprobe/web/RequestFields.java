@@ -1,8 +1,9 @@
 package dev.imexprobe.web;
 
+import dev.imexprobe.json.Json;
+
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.util.Iterator;
 import java.util.Set;
@@ -14,7 +15,6 @@ import java.util.Set;
 final class RequestFields {
 
     static final int MAX_BODY = 16 * 1024;
-    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final JsonNode node;
 
@@ -24,14 +24,14 @@ final class RequestFields {
 
     static RequestFields parse(byte[] body, Set<String> known) {
         if (body == null || body.length == 0) {
-            return new RequestFields(JSON.createObjectNode());
+            return new RequestFields(Json.MAPPER.createObjectNode());
         }
         if (body.length > MAX_BODY) {
             throw ApiException.invalid("request body of " + body.length + " bytes is larger than " + MAX_BODY);
         }
         JsonNode n;
         try {
-            n = JSON.readTree(body);
+            n = Json.MAPPER.readTree(body);
         } catch (JacksonException e) {
             throw ApiException.invalid("request body is not valid JSON: " + e.getOriginalMessage());
         }

@@ -128,7 +128,7 @@ final class Replies {
 
     static Consumer<RawHttp.Reply> probePassed() {
         return reply -> {
-            boolean pass = reply.contentType().startsWith("text/plain") ? reply.text().contains("\nprobe_success 1\n")
+            boolean pass = reply.contentType().startsWith("text/plain") ? reply.text().contains("\nprobe_success 1.0\n")
                     : json(reply).path("verdict").asString("").equals("pass");
             if (!pass) {
                 throw new AssertionError("the agent's probe of itself did not pass: " + preview(reply.text()));
@@ -142,7 +142,7 @@ final class Replies {
             if (reply.status() != 200) {
                 return;
             }
-            boolean pass = reply.contentType().startsWith("text/plain") ? reply.text().contains("\nprobe_success 1\n")
+            boolean pass = reply.contentType().startsWith("text/plain") ? reply.text().contains("\nprobe_success 1.0\n")
                     : json(reply).path("verdict").asString("").equals("pass");
             if (pass) {
                 throw new AssertionError("a probe of a target that is no agent passed: " + preview(reply.text()));
