@@ -96,9 +96,17 @@ public final class Ladder {
         }
     }
 
+    /** What planning a two-process rung gives: a plan to run, or why the rung cannot run on this machine. */
+    private sealed interface Planned permits Plan, CannotRun {
+    }
+
     /** A two-process rung ready to run: who gets what, where each allocates or maps, what is expected. */
     private record Plan(Isolation exporter, Isolation importer, int exporterOrdinal, int importerOrdinal,
-                        Expected expected, Expected expectedPosixFd, ViewCheck check) {
+                        Expected expected, Expected expectedPosixFd, ViewCheck check) implements Planned {
+    }
+
+    /** The rung is skipped, and this says why (a missing GPU, channel or namespace). */
+    private record CannotRun(String reason) implements Planned {
     }
 
     /** A rung's expectation: null stage = the whole exchange passes; else this stage fails with this code. */
@@ -271,11 +279,13 @@ public final class Ladder {
                 return skippedRung(rung, "the ladder's time budget of " + options.budget().toSeconds()
                         + " s ran out before this rung");
             }
-            Object planOrReason = plan(rung);
-            if (planOrReason instanceof String reason) {
-                return skippedRung(rung, reason);
+            Plan plan;
+            switch (plan(rung)) {
+                case CannotRun no -> {
+                    return skippedRung(rung, no.reason());
+                }
+                case Plan p -> plan = p;
             }
-            Plan plan = (Plan) planOrReason;
             List<Cell> cells = new ArrayList<>();
             List<ProcessView> seen = new ArrayList<>();
             LadderWorker exporter = null;
@@ -327,15 +337,15 @@ public final class Ladder {
                     plan.importer().description(), List.copyOf(seen), List.copyOf(cells));
         }
 
-        /** The rung's plan, or the reason it cannot run here (a String). */
-        private Object plan(Rung rung) {
+        /** The rung's plan, or the reason it cannot run here. */
+        private Planned plan(Rung rung) {
             Isolation all = Isolation.allVisible();
             int count = scout.gpus().size();
             ViewCheck everyGpu = (e, i) -> sees(e, count, "exporter") != null ? sees(e, count, "exporter")
                     : sees(i, count, "importer");
             if (rung.needsTwoGpus() && b == null) {
-                return count < 2 ? "needs a second GPU: the driver shows " + count + " GPU"
-                        : "needs a second GPU: --gpus named only GPU " + a.index();
+                return new CannotRun(count < 2 ? "needs a second GPU: the driver shows " + count + " GPU"
+                        : "needs a second GPU: --gpus named only GPU " + a.index());
             }
             return switch (rung) {
                 case TWO_PROCESSES -> new Plan(all, all, a.index(), a.index(), Expected.PASS, Expected.PASS, everyGpu);
@@ -354,9 +364,9 @@ public final class Ladder {
                     "CUDA_VISIBLE_DEVICES=" + g.uuid() + " (GPU " + g.index() + " only)");
         }
 
-        private Object deviceNodesPlan() {
+        private Planned deviceNodesPlan() {
             if (namespaceProblem != null) {
-                return namespaceProblem;
+                return new CannotRun(namespaceProblem);
             }
             List<GpuDeviceNodes.Gpu> gpus = scout.gpus().stream()
                     .map(g -> new GpuDeviceNodes.Gpu(g.index(), g.uuid(), g.pciBusId())).toList();
@@ -365,8 +375,8 @@ public final class Ladder {
             if (scout.isFake()) {
                 String devDir = scout.fake().getOrDefault("devDir", "");
                 if (devDir.isBlank()) {
-                    return "the fake driver models device nodes only when FAKECUDA_DEV_DIR names a folder of nvidiaN "
-                            + "files, and it is not set";
+                    return new CannotRun("the fake driver models device nodes only when FAKECUDA_DEV_DIR names a "
+                            + "folder of nvidiaN files, and it is not set");
                 }
                 devRoot = Path.of(devDir);
                 map = GpuDeviceNodes.fake(devRoot, gpus);
@@ -375,7 +385,7 @@ public final class Ladder {
                 map = GpuDeviceNodes.real(PROC_GPUS, gpus);
             }
             if (map.problem() != null) {
-                return map.problem();
+                return new CannotRun(map.problem());
             }
             Isolation exporter = hideOtherGpus(visibleOnly(a), a, devRoot, map);
             Isolation importer = hideOtherGpus(visibleOnly(b), b, devRoot, map);
@@ -407,20 +417,20 @@ public final class Ladder {
             return iso;
         }
 
-        private Object channelPlan(Rung rung, String importerChannel) {
+        private Planned channelPlan(Rung rung, String importerChannel) {
             Path dir = Path.of(scout.view().channelDir());
             if (channelX == null) {
-                return "no IMEX channel is readable in " + dir + ": there is nothing to make a view of (create "
-                        + "channel0 as gpu/ladder.sh does, or give the pod a ComputeDomain channel)";
+                return new CannotRun("no IMEX channel is readable in " + dir + ": there is nothing to make a view "
+                        + "of (create channel0 as gpu/ladder.sh does, or give the pod a ComputeDomain channel)");
             }
             if (importerChannel == null) {
-                return "needs a second IMEX channel, and " + dir + " holds only " + channelX + " (create channel1: "
-                        + "mknod -m 666 " + dir + "/channel1 c <major of nvidia-caps-imex-channels> 1)";
+                return new CannotRun("needs a second IMEX channel, and " + dir + " holds only " + channelX
+                        + " (create channel1: mknod -m 666 " + dir + "/channel1 c <major of nvidia-caps-imex-channels> 1)");
             }
             Isolation exporter = channelView(rung, "exporter", dir, channelX);
             Isolation importer = channelView(rung, "importer", dir, importerChannel);
             if (exporter == null || importer == null) {
-                return namespaceProblem;
+                return new CannotRun(namespaceProblem);
             }
             Expected fabric = rung == Rung.OTHER_CHANNEL ? new Expected(Stage.IMPORT, CuResult.NOT_PERMITTED)
                     : Expected.PASS;

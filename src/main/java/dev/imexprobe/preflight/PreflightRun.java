@@ -1,7 +1,7 @@
 package dev.imexprobe.preflight;
 
-import dev.imexprobe.node.NodeService;
 import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.node.NodeService;
 import dev.imexprobe.peer.PeerAddress;
 import dev.imexprobe.peer.PeerCall;
 import dev.imexprobe.peer.PeerClient;

@@ -1,13 +1,13 @@
 package dev.imexprobe.web;
 
-import dev.imexprobe.node.NodeService;
 import dev.imexprobe.cuda.FabricInfo;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.cuda.HandleType;
-import dev.imexprobe.probe.ProbeDiagnosis;
+import dev.imexprobe.node.NodeService;
 import dev.imexprobe.probe.ExportRegistry;
 import dev.imexprobe.probe.ExportReply;
 import dev.imexprobe.probe.ExporterInfo;
+import dev.imexprobe.probe.ProbeDiagnosis;
 import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageReply;

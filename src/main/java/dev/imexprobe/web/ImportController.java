@@ -1,13 +1,13 @@
 package dev.imexprobe.web;
 
-import dev.imexprobe.node.NodeService;
 import dev.imexprobe.cuda.FabricHandle;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.cuda.HandleType;
-import dev.imexprobe.probe.ProbeDiagnosis;
+import dev.imexprobe.node.NodeService;
 import dev.imexprobe.probe.ExportLimits;
 import dev.imexprobe.probe.ImportReply;
 import dev.imexprobe.probe.Importer;
+import dev.imexprobe.probe.ProbeDiagnosis;
 import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageResult;
 import dev.imexprobe.probe.Verdict;

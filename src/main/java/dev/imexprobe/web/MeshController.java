@@ -1,16 +1,17 @@
 package dev.imexprobe.web;
 
-import dev.imexprobe.node.NodeService;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.mesh.MeshService;
 import dev.imexprobe.mesh.MeshView;
 import dev.imexprobe.mesh.PairState;
 import dev.imexprobe.node.NodeReport;
+import dev.imexprobe.node.NodeService;
 
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.util.HtmlUtils;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -198,22 +199,9 @@ public class MeshController {
             return t.toString();
         }
 
+        /** Spring's HTML escaping of the five special characters (the page is UTF-8); null as nothing. */
         static String esc(String s) {
-            if (s == null) {
-                return "";
-            }
-            StringBuilder o = new StringBuilder(s.length() + 16);
-            for (char c : s.toCharArray()) {
-                switch (c) {
-                    case '<' -> o.append("&lt;");
-                    case '>' -> o.append("&gt;");
-                    case '&' -> o.append("&amp;");
-                    case '"' -> o.append("&quot;");
-                    case '\'' -> o.append("&#39;");
-                    default -> o.append(c);
-                }
-            }
-            return o.toString();
+            return s == null ? "" : HtmlUtils.htmlEscape(s, "UTF-8");
         }
     }
 }

@@ -1,7 +1,7 @@
 package dev.imexprobe.web;
 
-import dev.imexprobe.node.NodeService;
 import dev.imexprobe.node.NodeReport;
+import dev.imexprobe.node.NodeService;
 
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;

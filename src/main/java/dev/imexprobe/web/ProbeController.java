@@ -1,9 +1,9 @@
 package dev.imexprobe.web;
 
 import dev.imexprobe.agent.AgentProperties;
-import dev.imexprobe.node.NodeService;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.mesh.ProbeRecorder;
+import dev.imexprobe.node.NodeService;
 import dev.imexprobe.peer.Prober;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.ExportLimits;

@@ -1,7 +1,7 @@
 package dev.imexprobe.web;
 
-import dev.imexprobe.node.NodeService;
 import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.node.NodeService;
 
 /** Checks shared by the export and import endpoints. */
 final class Requests {

@@ -37,7 +37,7 @@ class DemoIT {
 
     @Test
     void demoShowsTheSeedCaseAndTheChannelLessAgentAndLeavesNothingBehind() throws Exception {
-        int base = DemoCommand.freeBlock(21000 + (int) (ProcessHandle.current().pid() % 2000) * 4, 4);
+        int base = DemoDomain.freeBlock(21000 + (int) (ProcessHandle.current().pid() % 2000) * 4, 4);
         ProcessBuilder pb = new ProcessBuilder(NativeBuild.java(), "-jar", NativeBuild.jar().toString(), "demo",
                 "--duration", "40s", "--port", Integer.toString(base));
         pb.environment().keySet().removeIf(k -> k.startsWith("IMEXPROBE_") || k.startsWith("FAKECUDA_"));
