@@ -1,5 +1,6 @@
 package dev.imexprobe.agent;
 
+import dev.imexprobe.kubernetes.KubernetesApi;
 import dev.imexprobe.mesh.MeshScheduler;
 import dev.imexprobe.mesh.MeshService;
 import dev.imexprobe.mesh.MeshState;
@@ -17,6 +18,7 @@ import dev.imexprobe.peer.Prober;
 import dev.imexprobe.peer.StaticPeers;
 import dev.imexprobe.probe.DriverExecutor;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
@@ -26,7 +28,6 @@ import org.springframework.context.annotation.Profile;
 
 import tools.jackson.databind.json.JsonMapper;
 
-import java.net.URI;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +37,8 @@ import java.util.List;
 public class MeshConfiguration {
 
     @Bean(destroyMethod = "")
-    PeerDiscovery peerDiscovery(AgentProperties properties, @Value("${server.port:8080}") int serverPort) {
+    PeerDiscovery peerDiscovery(AgentProperties properties, @Value("${server.port:8080}") int serverPort,
+                                ObjectProvider<KubernetesApi> kubernetesApi) {
         AgentProperties.Peers p = properties.peers();
         List<PeerDiscovery> sources = new ArrayList<>();
         if (!p.staticList().isEmpty()) {
@@ -49,10 +51,8 @@ public class MeshConfiguration {
         if (k.selector() != null && !k.selector().isBlank()) {
             KubernetesPeers.Settings s = KubernetesPeers.Settings.inCluster(k.selector(), k.namespace())
                     .withAgentPort(k.port());
-            if (k.api() != null && !k.api().isBlank()) {
-                s = s.withApiServer(URI.create(k.api()));
-            }
-            sources.add(new KubernetesPeers(s, Clock.systemUTC()));
+            // The API server, token, CA, timeout and retries: imexprobe.kubernetes.*, shared with the Node condition.
+            sources.add(new KubernetesPeers(s, kubernetesApi.getObject(), Clock.systemUTC()));
         }
         return new CompositeDiscovery(sources, new OwnEndpoints(serverPort));
     }

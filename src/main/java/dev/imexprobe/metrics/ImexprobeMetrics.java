@@ -1,5 +1,6 @@
 package dev.imexprobe.metrics;
 
+import dev.imexprobe.condition.NodeConditionWriter;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.cuda.LiveAllocations;
 import dev.imexprobe.mesh.MeshState;
@@ -117,6 +118,9 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
                         "cuda_version", d.cudaVersion() != null ? d.cudaVersion() : "unknown")
                 .description("Always 1; the labels say which imexprobe, driver and CUDA version run here")
                 .register(registry);
+        for (String result : NodeConditionWriter.RESULTS) {
+            nodeConditionWrites(result);
+        }
         if (!pairLabels) {
             // Present at zero from the first scrape, so rates and alerts work before the first probe.
             for (Stage s : Stage.values()) {
@@ -126,6 +130,20 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
             }
         }
         refreshGauges();
+    }
+
+    /** One patch of the Node condition, by its result (NodeConditionWriter.RESULTS). */
+    public void nodeConditionWrite(String result) {
+        if (registry != null) {
+            nodeConditionWrites(result).increment();
+        }
+    }
+
+    private Counter nodeConditionWrites(String result) {
+        return Counter.builder("imexprobe.node.condition.writes").tag("result", result)
+                .description("Patches of this node's ImexFabricImport condition, by result: ok, forbidden (401/403), "
+                        + "conflict (409), error (other HTTP status), unreachable (no answer)")
+                .register(registry);
     }
 
     @Override

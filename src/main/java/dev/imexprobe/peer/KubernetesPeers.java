@@ -1,40 +1,20 @@
 package dev.imexprobe.peer;
 
 import dev.imexprobe.json.Json;
+import dev.imexprobe.kubernetes.KubernetesApi;
+import dev.imexprobe.kubernetes.KubernetesApiException;
 
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLException;
-import javax.net.ssl.TrustManagerFactory;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.ConnectException;
 import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Peers from the Kubernetes API: the pods matching a label selector in one namespace
@@ -46,16 +26,15 @@ import java.util.concurrent.TimeoutException;
  * Its port is the first container port named {@link Settings#portName()} ({@code http}), else
  * {@link Settings#agentPort()}. Pod name and {@code spec.nodeName} go into the {@link PeerAddress} metadata.
  *
- * <p>The service-account token is read again on every call because projected tokens rotate (about hourly);
- * the CA is read once, at construction. Any failure (API unreachable, 401/403, a non-PodList answer, a timeout)
+ * <p>Calls go through the shared {@link KubernetesApi} (token re-read on every call, CA, timeout, retries). Any failure (API unreachable, 401/403, a non-PodList answer, a timeout)
  * keeps the last known set and is reported in {@link #statuses()}. The list is all-or-nothing: a failure on page
  * three does not publish pages one and two.
  */
 public final class KubernetesPeers extends LookedUpPeers implements AutoCloseable {
 
     public static final String SOURCE = "kubernetes";
-    public static final URI IN_CLUSTER_API = URI.create("https://kubernetes.default.svc");
-    public static final Path SERVICE_ACCOUNT_DIR = Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
+    public static final URI IN_CLUSTER_API = KubernetesApi.IN_CLUSTER_API;
+    public static final Path SERVICE_ACCOUNT_DIR = KubernetesApi.SERVICE_ACCOUNT_DIR;
 
     // Bounds the paging loop should a server keep handing out continue tokens (500 pods/page → 500k pods).
     private static final int MAX_PAGES = 1000;
@@ -134,6 +113,18 @@ public final class KubernetesPeers extends LookedUpPeers implements AutoCloseabl
                     DEFAULT_TIMEOUT, DEFAULT_PAGE_SIZE);
         }
 
+        /** The API client's part of these settings, with its default retries. */
+        public KubernetesApi.Settings api() {
+            return new KubernetesApi.Settings(apiServer, tokenFile, caFile, timeout,
+                    KubernetesApi.Settings.DEFAULT_RETRIES, KubernetesApi.Settings.DEFAULT_BACKOFF);
+        }
+
+        /** These settings with the API server, files and timeout of a shared client's. */
+        public Settings withApi(KubernetesApi.Settings a) {
+            return new Settings(a.apiServer(), a.tokenFile(), a.caFile(), namespace, labelSelector, agentPort,
+                    portName, a.timeout(), pageSize);
+        }
+
         public Settings withApiServer(URI newApiServer) {
             return new Settings(newApiServer, tokenFile, caFile, namespace, labelSelector, agentPort, portName,
                     timeout, pageSize);
@@ -156,27 +147,31 @@ public final class KubernetesPeers extends LookedUpPeers implements AutoCloseabl
     }
 
     private final Settings settings;
-    private final String podsUrl;
-    private final HttpClient http;
+    private final String podsPath;
+    private final KubernetesApi api;
+    private final boolean ownsApi;
 
     /**
+     * With a client of its own, built from {@code settings}.
+     *
      * @throws IllegalArgumentException when the CA file exists but holds no usable certificate
      */
     public KubernetesPeers(Settings settings, Clock clock) {
+        this(settings, new KubernetesApi(settings.api()), true, clock);
+    }
+
+    /** With the agent's shared client (not closed here); {@code settings}' API fields are taken from it. */
+    public KubernetesPeers(Settings settings, KubernetesApi api, Clock clock) {
+        this(settings.withApi(api.settings()), api, false, clock);
+    }
+
+    private KubernetesPeers(Settings settings, KubernetesApi api, boolean ownsApi, Clock clock) {
         super(SOURCE, clock);
         this.settings = settings;
-        String base = settings.apiServer().toString().replaceAll("/+$", "");
-        this.podsUrl = base + "/api/v1/namespaces/" + encode(settings.namespace()) + "/pods?labelSelector="
+        this.api = api;
+        this.ownsApi = ownsApi;
+        this.podsPath = "/api/v1/namespaces/" + encode(settings.namespace()) + "/pods?labelSelector="
                 + encode(settings.labelSelector()) + "&limit=" + settings.pageSize();
-        HttpClient.Builder builder = HttpClient.newBuilder()
-                // One small list per mesh interval: HTTP/1.1 keeps it simple and avoids h2c upgrades on plain HTTP.
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(settings.timeout())
-                .followRedirects(HttpClient.Redirect.NEVER);
-        if (settings.caFile() != null && Files.exists(settings.caFile())) {
-            builder.sslContext(trusting(settings.caFile()));
-        }
-        this.http = builder.build();
     }
 
     public Settings settings() {
@@ -185,17 +180,18 @@ public final class KubernetesPeers extends LookedUpPeers implements AutoCloseabl
 
     @Override
     public void close() {
-        http.close();
+        if (ownsApi) {
+            api.close();
+        }
     }
 
     @Override
     Set<PeerAddress> lookUp() throws DiscoveryException {
-        String token = readToken();
         Set<PeerAddress> out = new LinkedHashSet<>();
         String continueToken = null;
         for (int page = 0; page < MAX_PAGES; page++) {
-            String url = continueToken == null ? podsUrl : podsUrl + "&continue=" + encode(continueToken);
-            JsonNode podList = parse(get(URI.create(url), token));
+            String path = continueToken == null ? podsPath : podsPath + "&continue=" + encode(continueToken);
+            JsonNode podList = parse(get(path));
             for (JsonNode pod : podList.path("items")) {
                 PeerAddress peer = peerOf(pod);
                 if (peer != null) {
@@ -217,62 +213,20 @@ public final class KubernetesPeers extends LookedUpPeers implements AutoCloseabl
                 + MAX_PAGES + " pages of " + settings.pageSize() + ": narrow the label selector");
     }
 
-    private String readToken() throws DiscoveryException {
-        if (settings.tokenFile() == null) {
-            return null;
-        }
+    private byte[] get(String path) throws DiscoveryException {
+        String what = "listing pods in namespace " + settings.namespace();
+        KubernetesApi.Response response;
         try {
-            String token = Files.readString(settings.tokenFile()).strip();
-            return token.isEmpty() ? null : token;
-        } catch (NoSuchFileException e) {
-            return null;
-        } catch (IOException e) {
-            throw new DiscoveryException("cannot read the service-account token " + settings.tokenFile() + ": " + e
-                    + " (check automountServiceAccountToken and the file's permissions)", e);
+            response = api.get(path, what);
+        } catch (KubernetesApiException e) {
+            throw new DiscoveryException(e.getMessage(), e);
         }
-    }
-
-    private byte[] get(URI uri, String token) throws DiscoveryException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri).GET()
-                .timeout(settings.timeout())
-                .header("Accept", "application/json");
-        if (token != null) {
-            request.header("Authorization", "Bearer " + token);
-        }
-        String what = "listing pods in namespace " + settings.namespace() + " at " + settings.apiServer();
-        CompletableFuture<HttpResponse<byte[]>> call =
-                http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-        HttpResponse<byte[]> response;
-        try {
-            // The request timeout covers the headers only; this also bounds a body that trickles in.
-            response = call.get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            call.cancel(true);
-            throw timedOut(what);
-        } catch (InterruptedException e) {
-            call.cancel(true);
-            Thread.currentThread().interrupt();
-            throw new DiscoveryException("interrupted while " + what);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof HttpTimeoutException) {
-                throw timedOut(what);
-            }
-            if (cause instanceof ConnectException) {
-                throw new DiscoveryException("cannot connect to the Kubernetes API while " + what + " (" + cause
-                        + "): check the API server address and the NetworkPolicy egress to it", cause);
-            }
-            if (cause instanceof SSLException) {
-                throw new DiscoveryException("TLS to the Kubernetes API failed while " + what + " ("
-                        + cause.getMessage() + "): check that " + settings.caFile() + " holds the cluster's CA", cause);
-            }
-            throw new DiscoveryException("request failed while " + what + ": " + cause, cause);
-        }
-        int status = response.statusCode();
+        int status = response.status();
         if (status == 200) {
             return response.body();
         }
-        String message = apiMessage(response.body());
+        what = what + " at " + settings.apiServer();
+        String message = response.apiMessage();
         throw switch (status) {
             case 401 -> new DiscoveryException("Kubernetes API refused the credentials (401 Unauthorized) while "
                     + what + message + ": check that " + settings.tokenFile() + " holds a current service-account "
@@ -284,11 +238,6 @@ public final class KubernetesPeers extends LookedUpPeers implements AutoCloseabl
                     + "(410 Gone) while " + what + ": the next call starts again from the first page");
             default -> new DiscoveryException("Kubernetes API answered HTTP " + status + " while " + what + message);
         };
-    }
-
-    private DiscoveryException timedOut(String what) {
-        return new DiscoveryException("Kubernetes API did not answer within " + settings.timeout().toMillis()
-                + " ms while " + what + ": check the API server's health and the network path to it");
     }
 
     private JsonNode parse(byte[] body) throws DiscoveryException {
@@ -361,61 +310,15 @@ public final class KubernetesPeers extends LookedUpPeers implements AutoCloseabl
         return settings.agentPort();
     }
 
-    // A Kubernetes error answer is a Status object whose "message" says what went wrong.
-    private static String apiMessage(byte[] body) {
-        if (body == null || body.length == 0) {
-            return "";
-        }
-        try {
-            String message = text(Json.MAPPER.readTree(body).path("message"));
-            if (message != null && !message.isBlank()) {
-                return " (" + shorten(message) + ")";
-            }
-        } catch (JacksonException e) {
-            // not a Status object: fall through to the raw text
-        }
-        return " (" + shorten(new String(body, StandardCharsets.UTF_8)) + ")";
-    }
-
     private static String text(JsonNode node) {
         return node != null && node.isString() ? node.stringValue() : null;
     }
 
     private static String shorten(String s) {
-        if (s == null) {
-            return "";
-        }
-        String oneLine = s.replaceAll("\\s+", " ").strip();
-        return oneLine.length() <= 200 ? oneLine : oneLine.substring(0, 200) + "…";
+        return KubernetesApi.shorten(s);
     }
 
     private static String encode(String s) {
-        // URLEncoder writes form encoding; '+' for a space would reach a strict server as a literal plus.
-        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
-    }
-
-    private static SSLContext trusting(Path caFile) {
-        try (InputStream in = Files.newInputStream(caFile)) {
-            Collection<? extends Certificate> certificates =
-                    CertificateFactory.getInstance("X.509").generateCertificates(in);
-            if (certificates.isEmpty()) {
-                throw new IllegalArgumentException("Kubernetes CA file " + caFile + " holds no certificate: mount "
-                        + "the service account's ca.crt or point the CA path at a PEM bundle");
-            }
-            KeyStore trustStore = KeyStore.getInstance(KeyStore.getDefaultType());
-            trustStore.load(null, null);
-            int i = 0;
-            for (Certificate certificate : certificates) {
-                trustStore.setCertificateEntry("kubernetes-ca-" + i++, certificate);
-            }
-            TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            trust.init(trustStore);
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(null, trust.getTrustManagers(), null);
-            return context;
-        } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("cannot use Kubernetes CA file " + caFile + " (" + e.getMessage()
-                    + "): it must be a PEM bundle such as the service account's ca.crt", e);
-        }
+        return KubernetesApi.encode(s);
     }
 }

@@ -93,6 +93,7 @@ class ImexprobeMetricsTest {
         assertThat(tagsByName).isEqualTo(Map.ofEntries(
                 Map.entry("imexprobe.probes", union(PAIR_LABELS, "verdict")),
                 Map.entry("imexprobe.stage.results", Set.of("stage", "cu_result")),
+                Map.entry("imexprobe.node.condition.writes", Set.of("result")),
                 Map.entry("imexprobe.stage.duration", Set.of("stage")),
                 Map.entry("imexprobe.pair.up", PAIR_LABELS),
                 Map.entry("imexprobe.pair.last.cu.result", PAIR_LABELS),
