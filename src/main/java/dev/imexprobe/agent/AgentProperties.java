@@ -25,7 +25,7 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
         node = node != null ? node : new Node(null);
         exports = exports != null ? exports : new Exports(Duration.ofSeconds(60), 64, 1L << 30, 4L << 30);
         driver = driver != null ? driver : new Driver(Duration.ofSeconds(5), 16);
-        probe = probe != null ? probe : new Probe(8, Duration.ofSeconds(10), 0);
+        probe = probe != null ? probe : new Probe(8, Duration.ofSeconds(10), 0, Duration.ofSeconds(30));
         metrics = metrics != null ? metrics : new Metrics(false);
         ladder = ladder != null ? ladder : new Ladder(false);
         readiness = readiness != null ? readiness : new Readiness(true, true, true);
@@ -136,11 +136,13 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
      * @param retryafter  seconds to put in Retry-After (0 = one mesh interval's worth, at least 1)
      */
     public record Probe(@DefaultValue("8") int concurrency, @DefaultValue("10s") Duration timeout,
-                        @DefaultValue("0") int retryafter) {
+                        @DefaultValue("0") int retryafter, @DefaultValue("30s") Duration maxtimeout) {
         public Probe {
-            if (concurrency < 1 || timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("imexprobe.probe: concurrency must be at least 1 and timeout "
-                        + "positive (concurrency=" + concurrency + ", timeout=" + timeout + ")");
+            if (concurrency < 1 || timeout.isNegative() || timeout.isZero() || maxtimeout.isNegative()
+                    || maxtimeout.isZero()) {
+                throw new IllegalArgumentException("imexprobe.probe: concurrency must be at least 1, timeout and "
+                        + "maxtimeout positive (concurrency=" + concurrency + ", timeout=" + timeout + ", maxtimeout="
+                        + maxtimeout + ")");
             }
         }
     }

@@ -39,6 +39,30 @@ public final class PeerClient {
         this.signer = signer;
     }
 
+    /**
+     * Marks an export asked for by an agent's probe (a pull): such exports may use the slots kept for probes,
+     * which manual exports cannot take. Not a credential: whoever holds the token is trusted either way; the mark
+     * only keeps an operator's long-lived exports from starving the mesh by accident.
+     */
+    public static final String EXPORT_FOR = "X-Imexprobe-Export-For";
+    public static final String FOR_PROBE = "probe";
+
+    /**
+     * The deadline (System.nanoTime based) of the on-demand probe this thread works for: every peer call made
+     * within it ends by then, whatever the per-call timeout.
+     */
+    static final ScopedValue<Long> DEADLINE = ScopedValue.newInstance();
+
+    /** Runs {@code work} with every peer call it makes bounded by {@code deadlineNanos}. */
+    public static <T> T withDeadline(long deadlineNanos, java.util.function.Supplier<T> work) {
+        return ScopedValue.where(DEADLINE, deadlineNanos).call(work::get);
+    }
+
+    /** Whether the deadline of the probe this thread works for has passed. */
+    public static boolean pastDeadline() {
+        return DEADLINE.isBound() && System.nanoTime() - DEADLINE.get() >= 0;
+    }
+
     /** The transport the agent uses: connect within the same deadline as the whole answer. */
     public static PeerHttp defaultHttp(Duration timeout) {
         return new PeerHttp(timeout, timeout, MAX_REPLY);
@@ -88,6 +112,9 @@ public final class PeerClient {
             headers.put("Content-Type", "application/json");
         }
         headers.put("Accept", "application/json");
+        if (method.equals("POST") && path.equals("/v1/exports")) {
+            headers.put(EXPORT_FOR, FOR_PROBE);
+        }
         if (signed && signer != null) {
             String auth = signer.authorization(method, path, bytes == null ? new byte[0] : bytes);
             if (auth != null) {
@@ -96,7 +123,8 @@ public final class PeerClient {
         }
         PeerHttp.Answer response;
         try {
-            response = http.exchange(target, method, path, bytes, headers);
+            response = DEADLINE.isBound() ? http.exchange(target, method, path, bytes, headers, DEADLINE.get())
+                    : http.exchange(target, method, path, bytes, headers);
         } catch (IllegalArgumentException e) {
             return PeerCall.failed(PeerCall.Kind.UNREACHABLE, 0, "not a valid host:port: " + target, 0);
         } catch (PeerHttp.ConnectTimeout e) {
@@ -136,8 +164,11 @@ public final class PeerClient {
     }
 
     private <T> PeerCall<T> noAnswer(String method, String path, String target, long start) {
+        long waited = System.nanoTime() - start;
+        String bound = DEADLINE.isBound() && DEADLINE.get() - start < timeout.toNanos()
+                ? "before the probe's deadline (" + waited / 1_000_000 + " ms)" : "within " + timeout.toMillis() + " ms";
         return PeerCall.failed(PeerCall.Kind.TIMEOUT, 0, method + " " + path + " on " + target
-                + " got no answer within " + timeout.toMillis() + " ms", System.nanoTime() - start);
+                + " got no answer " + bound, waited);
     }
 
     /** The peer's stated reason (problem+json detail) or the start of its body. */

@@ -133,15 +133,30 @@ public final class Prober {
         for (GpuSelector.Gpu m : mine) {
             for (GpuSelector.Gpu t : theirs) {
                 if (request.directions().contains(Direction.PUSH)) {
-                    results.add(push(peer, m, t, request, confirmation));
+                    results.add(PeerClient.pastDeadline() ? notStarted(Direction.PUSH, peer, m, t)
+                            : push(peer, m, t, request, confirmation));
                 }
                 if (request.directions().contains(Direction.PULL)) {
-                    results.add(pull(peer, m, t, request, confirmation));
+                    results.add(PeerClient.pastDeadline() ? notStarted(Direction.PULL, peer, m, t)
+                            : pull(peer, m, t, request, confirmation));
                 }
             }
         }
         boolean pass = !results.isEmpty() && results.stream().allMatch(PairResult::passed);
         return new ProbeReport(request.target(), peer.node(), Verdict.of(pass), seconds(start), List.copyOf(results));
+    }
+
+    /** A pair the probe's deadline left no time for: reported as a timeout, never started. */
+    private PairResult notStarted(Direction direction, Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs) {
+        String why = "not started: the probe's deadline had passed";
+        StageStitch stitch = new StageStitch();
+        stitch.add(TransferStage.of(StageStatus.TIMEOUT, 0, why));
+        stitch.gap(why);
+        boolean push = direction == Direction.PUSH;
+        return new PairResult(direction, push ? self.node() : peer.node(), push ? mine.uuid() : theirs.uuid(),
+                push ? peer.node() : self.node(), push ? theirs.uuid() : mine.uuid(), Verdict.FAIL, 0,
+                FindingCode.TIMEOUT.finding(Map.of("peer", peer.target(), "stage", Stage.TRANSFER.label(),
+                        "detail", why)), stitch.list(), null);
     }
 
     /** How long a target's answer to GET /v1/node is trusted by on-demand probes. */

@@ -32,10 +32,18 @@ public final class ExportRegistry implements AutoCloseable {
     private final Map<String, Export> exports = new ConcurrentHashMap<>();
     private final ScheduledExecutorService sweeper;
     private int reservedCount;
+    private int manualCount;
     private long reservedBytes;
 
+    /**
+     * Who an export is for. The agents' own probes (the mesh, /probe, a peer's pull) release theirs within
+     * milliseconds; an operator's manual export lives its whole TTL, so manual ones may never take the slots
+     * {@link ExportLimits#reservedForProbes()} keeps for probes.
+     */
+    public enum Holder { PROBE, MANUAL }
+
     /** A live export. */
-    public record Export(String id, ProbeSession session, int gpu, long sizeBytes, Instant expiresAt) {
+    public record Export(String id, ProbeSession session, int gpu, long sizeBytes, Instant expiresAt, Holder holder) {
     }
 
     /** The outcome of a create: the export when it succeeded, and the stages either way. */
@@ -45,10 +53,20 @@ public final class ExportRegistry implements AutoCloseable {
         }
     }
 
-    /** Thrown before any driver call when a cap would be exceeded. */
+    /**
+     * Thrown before any driver call when a cap would be exceeded. {@code full}: the agent holds all it may now
+     * (retry once some expire); else the request alone asks for more than one export may hold.
+     */
     public static final class CapExceededException extends RuntimeException {
-        public CapExceededException(String message) {
+        private final boolean full;
+
+        public CapExceededException(String message, boolean full) {
             super(message);
+            this.full = full;
+        }
+
+        public boolean full() {
+            return full;
         }
     }
 
@@ -69,17 +87,22 @@ public final class ExportRegistry implements AutoCloseable {
         return limits;
     }
 
+    /** An export for a probe (the mesh, /probe, a peer's pull). */
     public Created create(int gpu, long sizeBytes, long seed) {
-        reserve(sizeBytes);
+        return create(gpu, sizeBytes, seed, Holder.PROBE);
+    }
+
+    public Created create(int gpu, long sizeBytes, long seed, Holder holder) {
+        reserve(sizeBytes, holder);
         ProbeSession session = new ProbeSession(driver, HandleType.FABRIC, sizeBytes, seed, null, gpu, -1);
         List<StageResult> stages = new ArrayList<>(engine.run(session, EXPORT_STAGES));
         if (!StageEngine.passed(stages)) {
             stages.addAll(engine.run(session, List.of(RELEASE)));
-            unreserve(sizeBytes);
+            unreserve(sizeBytes, holder);
             return new Created(null, List.copyOf(stages));
         }
         String id = newId();
-        Export export = new Export(id, session, gpu, sizeBytes, clock.instant().plus(limits.ttl()));
+        Export export = new Export(id, session, gpu, sizeBytes, clock.instant().plus(limits.ttl()), holder);
         exports.put(id, export);
         return new Created(export, List.copyOf(stages));
     }
@@ -104,7 +127,7 @@ public final class ExportRegistry implements AutoCloseable {
         if (e == null) {
             return null;
         }
-        unreserve(e.sizeBytes());
+        unreserve(e.sizeBytes(), e.holder());
         return engine.run(e.session(), List.of(RELEASE)).getFirst();
     }
 
@@ -118,26 +141,40 @@ public final class ExportRegistry implements AutoCloseable {
         }
     }
 
-    private synchronized void reserve(long bytes) {
+    private synchronized void reserve(long bytes, Holder holder) {
         if (bytes > limits.maxBytes()) {
             throw new CapExceededException("an export may hold at most " + limits.maxBytes() + " bytes; "
-                    + bytes + " asked");
+                    + bytes + " asked", false);
+        }
+        int manualMax = limits.maxExports() - limits.reservedForProbes();
+        if (holder == Holder.MANUAL && limits.reservedForProbes() > 0 && manualCount + 1 > manualMax) {
+            throw new CapExceededException("this agent already holds " + manualCount + " manual exports, the most "
+                    + "it allows (" + limits.reservedForProbes() + " of its " + limits.maxExports() + " slots are kept "
+                    + "for probes); retry after some expire (TTL " + limits.ttl().toSeconds() + " s) or DELETE them",
+                    true);
         }
         if (reservedCount + 1 > limits.maxExports()) {
             throw new CapExceededException("this agent already holds " + reservedCount
-                    + " exports, the most it allows; retry after some expire (TTL " + limits.ttl().toSeconds() + " s)");
+                    + " exports, the most it allows; retry after some expire (TTL " + limits.ttl().toSeconds() + " s)",
+                    true);
         }
         if (reservedBytes + bytes > limits.totalBytes()) {
             throw new CapExceededException("exports would hold " + (reservedBytes + bytes) + " bytes, more than the "
-                    + limits.totalBytes() + " this agent allows");
+                    + limits.totalBytes() + " this agent allows", true);
         }
         reservedCount++;
         reservedBytes += bytes;
+        if (holder == Holder.MANUAL) {
+            manualCount++;
+        }
     }
 
-    private synchronized void unreserve(long bytes) {
+    private synchronized void unreserve(long bytes, Holder holder) {
         reservedCount--;
         reservedBytes -= bytes;
+        if (holder == Holder.MANUAL) {
+            manualCount--;
+        }
     }
 
     private boolean expired(Export e) {

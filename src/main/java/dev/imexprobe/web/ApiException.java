@@ -27,6 +27,11 @@ public class ApiException extends RuntimeException {
         return new ApiException(HttpStatus.BAD_REQUEST, "invalid-input", detail);
     }
 
+    /** The agent holds all it may now: 429, to be retried after {@code retryAfterSeconds}. */
+    public static ApiException full(String detail, long retryAfterSeconds) {
+        return new ApiException(HttpStatus.TOO_MANY_REQUESTS, "over-cap", detail, retryAfterSeconds);
+    }
+
     public static ApiException overCap(String detail) {
         return new ApiException(HttpStatus.CONTENT_TOO_LARGE, "over-cap", detail);
     }

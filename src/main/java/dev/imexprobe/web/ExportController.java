@@ -4,6 +4,7 @@ import dev.imexprobe.cuda.FabricInfo;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.cuda.HandleType;
 import dev.imexprobe.node.NodeService;
+import dev.imexprobe.peer.PeerClient;
 import dev.imexprobe.probe.ExportRegistry;
 import dev.imexprobe.probe.ExportReply;
 import dev.imexprobe.probe.ExporterInfo;
@@ -21,6 +22,7 @@ import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
 import java.util.Set;
@@ -44,7 +46,8 @@ public class ExportController {
     }
 
     @PostMapping(path = "/v1/exports", produces = MediaType.APPLICATION_JSON_VALUE)
-    public ResponseEntity<ExportReply> create(@RequestBody(required = false) byte[] body) {
+    public ResponseEntity<ExportReply> create(@RequestBody(required = false) byte[] body,
+            @RequestHeader(name = PeerClient.EXPORT_FOR, required = false) String exportFor) {
         RequestFields f = RequestFields.parse(body, CREATE_FIELDS);
         String type = f.text("handleType");
         if (type != null && HandleType.parse(type) != HandleType.FABRIC) {
@@ -57,9 +60,11 @@ public class ExportController {
         long seed = seedField != null ? seedField : Seeds.next();
         ExportRegistry.Created created;
         try {
-            created = registry.create(gpu.index(), size, seed);
+            created = registry.create(gpu.index(), size, seed, PeerClient.FOR_PROBE.equals(exportFor)
+                    ? ExportRegistry.Holder.PROBE : ExportRegistry.Holder.MANUAL);
         } catch (ExportRegistry.CapExceededException e) {
-            throw ApiException.overCap(e.getMessage());
+            throw e.full() ? ApiException.full(e.getMessage(), registry.limits().ttl().toSeconds())
+                    : ApiException.overCap(e.getMessage());
         }
         if (!created.ok()) {
             ExportReply failed = new ExportReply(null, null, "FABRIC", size, exporter(gpu), null, Verdict.FAIL,

@@ -4,6 +4,7 @@ import dev.imexprobe.agent.AgentProperties;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.mesh.ProbeRecorder;
 import dev.imexprobe.node.NodeService;
+import dev.imexprobe.peer.PeerClient;
 import dev.imexprobe.peer.Prober;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.ExportLimits;
@@ -22,6 +23,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -40,7 +42,8 @@ import java.util.regex.Pattern;
 /**
  * GET /probe?target=host:port: a full probe on demand, like blackbox_exporter's /probe. JSON by default;
  * {@code format=prometheus} answers in the text exposition format with blackbox's names. At most
- * imexprobe.probe.concurrency probes run at once; beyond that, 429 with Retry-After.
+ * imexprobe.probe.concurrency probes run at once; beyond that, 429 with Retry-After. The whole probe ends by its
+ * deadline ({@link ProbeBudget}): pairs it left no time for are reported as timeouts, and the answer is still 200.
  */
 @RestController
 public class ProbeController {
@@ -54,6 +57,7 @@ public class ProbeController {
     private final ExportLimits limits;
     private final Semaphore slots;
     private final long retryAfter;
+    private final ProbeBudget budget;
 
     public ProbeController(Prober prober, ProbeRecorder recorder, AgentProperties properties, NodeService node,
                            ExportLimits limits) {
@@ -62,6 +66,7 @@ public class ProbeController {
         this.node = node;
         this.limits = limits;
         this.slots = new Semaphore(properties.probe().concurrency());
+        this.budget = new ProbeBudget(properties.probe().maxtimeout());
         this.retryAfter = properties.probe().retryafter() > 0 ? properties.probe().retryafter()
                 : Math.max(1, properties.mesh().interval().toSeconds());
     }
@@ -74,7 +79,11 @@ public class ProbeController {
                                    @RequestParam(required = false) String sizeBytes,
                                    @RequestParam(defaultValue = "true") String writeback,
                                    @RequestParam(defaultValue = "false") String debug,
-                                   @RequestParam(defaultValue = "json") String format) {
+                                   @RequestParam(defaultValue = "json") String format,
+                                   @RequestParam(required = false) String timeout,
+                                   @RequestHeader(name = ProbeBudget.SCRAPE_TIMEOUT, required = false)
+                                   String scrapeTimeout) {
+        long deadline = System.nanoTime() + budget.of(timeout, scrapeTimeout).toNanos();
         Prober.Request request = new Prober.Request(target(target), directions(direction), blankToNull(gpu),
                 blankToNull(peerGpu), size(sizeBytes), bool("writeback", writeback), bool("debug", debug));
         boolean prometheus = switch (format.toLowerCase(Locale.ROOT)) {
@@ -90,12 +99,13 @@ public class ProbeController {
         }
         ProbeReport report;
         try {
-            report = prober.probe(request);
+            report = PeerClient.withDeadline(deadline, () -> prober.probe(request));
             report.results().forEach(recorder::record);
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid(e.getMessage());
         } catch (ExportRegistry.CapExceededException e) {
-            throw ApiException.overCap(e.getMessage());
+            throw e.full() ? ApiException.full(e.getMessage() + "; this /probe can be retried", retryAfter)
+                    : ApiException.overCap(e.getMessage());
         } finally {
             slots.release();
         }

@@ -209,6 +209,74 @@ class StageEngineTest {
         }
     }
 
+    /**
+     * The other path: the pool refuses the whole list, a thread frees up, and a stage run on its own gets stuck.
+     * The stages after it are deferred just as in a list on one thread, and its release waits for its return.
+     */
+    @Test
+    void aStuckCallOfAStageRunOnItsOwnDefersTheRestOfTheList() throws Exception {
+        DriverExecutor one = new DriverExecutor(1, Duration.ofMillis(300));
+        StageEngine small = new StageEngine(one);
+        CountDownLatch hold = new CountDownLatch(1);
+        try {
+            for (int i = 0; i < 5; i++) { // one thread busy and its queue full: the list is refused
+                assertThat(one.start(() -> {
+                    try {
+                        hold.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                })).isTrue();
+            }
+            ProbeStage freeThePool = new ProbeStage() { // runs on the caller: lets the held tasks finish
+                @Override
+                public Stage stage() {
+                    return Stage.TRANSFER;
+                }
+
+                @Override
+                public StageOutcome run(ProbeSession s) {
+                    hold.countDown();
+                    await().atMost(Duration.ofSeconds(10)).until(() -> one.active() == 0);
+                    return StageOutcome.ok(null, "handed over");
+                }
+
+                @Override
+                public boolean callsDriver() {
+                    return false;
+                }
+            };
+            ProbeStage hanging = stage(Stage.IMPORT, () -> {
+                try {
+                    unblock.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, StageOutcome.ok(CuResult.SUCCESS, "imported at last"));
+            ProbeSession s = session();
+            s.importerMapping = Mapping.reserve(s.driver, 0, 2L << 20, 0).value();
+
+            List<StageResult> r = small.run(s, List.of(freeThePool, hanging, ok(Stage.MAP, 0), new ReleaseStage()));
+
+            assertThat(r.get(0).status()).isEqualTo(StageStatus.OK);
+            assertThat(r.get(1).status()).isEqualTo(StageStatus.TIMEOUT);
+            assertThat(r.get(1).detail()).startsWith("no answer from the driver within 300 ms");
+            assertThat(r.get(2).detail()).isEqualTo("not run: import timed out");
+            assertThat(r.get(3).status()).isEqualTo(StageStatus.SKIPPED);
+            assertThat(r.get(3).detail()).startsWith("deferred: the import call is still inside the driver");
+            assertThat(driverCalls).doesNotContain("addressFree");
+
+            unblock.countDown();
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                assertThat(driverCalls).as("released on the returning thread").contains("addressFree");
+                assertThat(s.stuck).isNull();
+            });
+        } finally {
+            hold.countDown();
+            one.close();
+        }
+    }
+
     @Test
     void stagesWithoutADriverCallRunWithoutThePool() {
         ProbeStage plain = new ProbeStage() {

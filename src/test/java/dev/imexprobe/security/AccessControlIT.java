@@ -40,7 +40,7 @@ import static org.awaitility.Awaitility.await;
  * <li>{@code open}: no token and imexprobe.auth.required=false (a trusted lab network), the ladder enabled: exports
  * and imports are served to anyone, the ladder still to no one;</li>
  * <li>{@code capped}: the token, small caps (3 exports, 4 MiB each, 8 MiB in all) and a 5 s TTL: every cap is a
- * 413 before any driver call, also under 24 concurrent requests, and the TTL releases what nobody deletes.</li>
+ * 413 (a size over the cap) or 429 (the agent full) before any driver call, also under 24 concurrent requests, and the TTL releases what nobody deletes.</li>
  * </ul>
  * AgentApiIT already proves 401 without or with a wrong credential, before the body is read and without a driver
  * call, on every guarded path and its odd spellings; this class adds what a missing token and the caps change.
@@ -188,7 +188,7 @@ class AccessControlIT {
     // ---- caps -------------------------------------------------------------------------------------------------
 
     @Test
-    void everyExportCapIsA413BeforeAnyDriverCall() {
+    void everyExportCapIsRefusedBeforeAnyDriverCall() {
         // Per export: 4 MiB is over the 2-granule cap.
         assertProblem(withoutDriverCall(capped, () -> capped.post("/v1/exports", "{\"sizeBytes\":" + 2 * MIB2 * 2 + "}")),
                 413, "over-cap", "sizeBytes 8388608 is over this agent's cap of 4194304 bytes");
@@ -202,7 +202,7 @@ class AccessControlIT {
         assertThat(capped.post("/v1/exports", "{\"sizeBytes\":" + 2 * MIB2 + "}").status()).isEqualTo(201);
         assertThat(capped.post("/v1/exports", "{\"sizeBytes\":" + 2 * MIB2 + "}").status()).isEqualTo(201);
         assertProblem(withoutDriverCall(capped, () -> capped.post("/v1/exports", "{\"sizeBytes\":" + MIB2 + "}")),
-                413, "over-cap", "exports would hold 10485760 bytes, more than the 8388608 this agent allows");
+                429, "over-cap", "exports would hold 10485760 bytes, more than the 8388608 this agent allows");
         assertThat(machine.stateFiles()).hasSize(2);
     }
 
@@ -230,7 +230,7 @@ class AccessControlIT {
             }
             System.out.printf("AccessControlIT: %d concurrent exports against a cap of 3: %s; allocation files %d%n", n,
                     statuses, machine.stateFiles().size());
-            assertThat(statuses).containsExactlyInAnyOrderEntriesOf(Map.of(201, 3, 413, n - 3));
+            assertThat(statuses).containsExactlyInAnyOrderEntriesOf(Map.of(201, 3, 429, n - 3));
             assertThat(machine.stateFiles()).hasSize(3);
             assertThat(capped.metric("imexprobe_allocations_live", "kind", "created")).isEqualTo(3.0);
         } finally {

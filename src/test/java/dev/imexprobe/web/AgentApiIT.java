@@ -506,7 +506,7 @@ class AgentApiIT {
     }
 
     @Test
-    void aDriverRefusalAtExportIs200WithTheFindingAndTheCountCapIs413() {
+    void aDriverRefusalAtExportIs200WithTheFindingAndTheCountCapIs429() {
         agent.faults("cuMemCreate=800");
         AgentProcess.Reply refused = agent.post("/v1/exports", "{}");
         assertThat(refused.status()).as("a driver failure is a result").isEqualTo(200);
@@ -521,7 +521,7 @@ class AgentApiIT {
             exports.add(r.json().get("id").asString());
         }
         AgentProcess.Reply fourth = withoutDriverCall(() -> agent.post("/v1/exports", "{}"));
-        assertProblem(fourth, 413, "over-cap", "this agent already holds 3 exports, the most it allows; retry after "
+        assertProblem(fourth, 429, "over-cap", "this agent already holds 3 exports, the most it allows; retry after "
                 + "some expire (TTL 60 s)");
     }
 }

@@ -1,0 +1,177 @@
+package dev.imexprobe.web;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+
+import dev.imexprobe.testing.AgentProcess;
+import dev.imexprobe.testing.FakeMachine;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.net.http.HttpRequest;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.any;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * /probe keeps its own deadline, whatever the target does: Prometheus' scrape timeout header (less blackbox's
+ * 0.5 s offset), a {@code timeout=} parameter, capped by imexprobe.probe.maxtimeout. Past it, the pairs not yet
+ * done are timeouts and the answer is still 200. Each peer call keeps its own deadline too, also against a body
+ * that trickles in. The target is WireMock standing in for an agent; the prober is a real agent on the fake driver.
+ */
+class ProbeDeadlineIT {
+
+    /** Each peer call's own deadline: longer than the probe budgets below, so only those can explain the times. */
+    private static final Duration PEER_TIMEOUT = Duration.ofSeconds(10);
+
+    @TempDir
+    static Path dir;
+
+    static FakeMachine machine;
+    static AgentProcess agent;
+    static AgentProcess capped;
+    static WireMockServer peer;
+    static String peerNode;
+    private final Random random = new Random();
+
+    @BeforeAll
+    static void start() {
+        machine = FakeMachine.h200(dir.resolve("machine"));
+        agent = AgentProcess.start("agent", dir.resolve("a"), machine.env(), "node-a", Map.of(
+                "IMEXPROBE_PROBE_TIMEOUT", PEER_TIMEOUT.toSeconds() + "s"));
+        capped = AgentProcess.start("capped", dir.resolve("c"), machine.env(), "node-c", Map.of(
+                "IMEXPROBE_PROBE_TIMEOUT", PEER_TIMEOUT.toSeconds() + "s",
+                "IMEXPROBE_PROBE_MAXTIMEOUT", "2s"));
+        peer = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1").containerThreads(40));
+        peer.start();
+        AgentProcess.awaitReady(agent, capped);
+        ObjectNode node = (ObjectNode) agent.get("/v1/node").json();
+        ((ObjectNode) node.get("agent")).put("node", "node-wiremock").put("id", "feedfacefeedface");
+        peerNode = node.toString();
+    }
+
+    @AfterAll
+    static void stop() {
+        AgentProcess.closeAll(agent, capped);
+        if (peer != null) {
+            peer.stop();
+        }
+    }
+
+    @AfterEach
+    void releasedWhatItExported() {
+        peer.resetAll();
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
+                assertThat(machine.stateFiles()).as("allocations of the fake host").isEmpty());
+    }
+
+    private static String target() {
+        return "127.0.0.1:" + peer.port();
+    }
+
+    private record Timed(AgentProcess.Reply reply, long millis) {
+        JsonNode json() {
+            return reply.json();
+        }
+    }
+
+    private static Timed probe(AgentProcess a, String query, String scrapeTimeout) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(a.uri("/probe?target=" + target() + query)).GET();
+        if (scrapeTimeout != null) {
+            b.header("X-Prometheus-Scrape-Timeout-Seconds", scrapeTimeout);
+        }
+        long start = System.nanoTime();
+        AgentProcess.Reply r = a.send(b, Duration.ofSeconds(60));
+        return new Timed(r, (System.nanoTime() - start) / 1_000_000);
+    }
+
+    private static List<String> transferStatuses(JsonNode report) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode pair : report.get("results")) {
+            for (JsonNode s : pair.get("stages")) {
+                if (s.get("name").asString().equals("transfer")) {
+                    out.add(s.get("status").asString());
+                }
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void aTargetThatNeverAnswersIsA200FailWithinTheScrapeTimeout() {
+        peer.stubFor(any(anyUrl()).willReturn(aResponse().withFixedDelay(30_000).withStatus(200)));
+        Timed t = probe(agent, "", "3");
+        assertThat(t.reply().status()).isEqualTo(200);
+        assertThat(t.millis()).as("3 s scrape timeout less the 0.5 s offset").isBetween(2_400L, 3_500L);
+        assertThat(t.json().get("verdict").asString()).isEqualTo("fail");
+        assertThat(transferStatuses(t.json())).containsOnly("timeout");
+    }
+
+    @Test
+    void pairsTheDeadlineLeftNoTimeForAreTimeoutsNotMissing() {
+        // identity at once, then the import hangs: push times out at the deadline, pull is never started
+        peer.stubFor(get("/v1/node").willReturn(okJson(peerNode)));
+        peer.stubFor(post("/v1/imports").willReturn(aResponse().withFixedDelay(30_000).withStatus(200)));
+        peer.stubFor(post("/v1/exports").willReturn(aResponse().withFixedDelay(30_000).withStatus(200)));
+        double seconds = 1.5 + random.nextInt(10) / 10.0;
+        Timed t = probe(agent, "&direction=both&timeout=" + seconds + "s", null);
+        assertThat(t.reply().status()).isEqualTo(200);
+        assertThat(t.millis()).isBetween((long) (seconds * 1000) - 100, (long) (seconds * 1000) + 500);
+        JsonNode results = t.json().get("results");
+        assertThat(results).hasSize(2);
+        assertThat(transferStatuses(t.json())).containsExactly("timeout", "timeout");
+        assertThat(results.get(1).get("finding").get("code").asString()).isEqualTo("TIMEOUT");
+        assertThat(results.get(1).toString()).contains("not started: the probe's deadline had passed");
+    }
+
+    @Test
+    void aBodyThatTricklesIsCutAtTheProbesDeadline() {
+        peer.stubFor(get("/v1/node").willReturn(okJson(peerNode)));
+        // headers at once, then the body one piece at a time, each well within any read timeout
+        peer.stubFor(post("/v1/imports").willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "application/json").withBody("{\"stages\":[" + " ".repeat(4000) + "]}")
+                .withChunkedDribbleDelay(200, 40_000)));
+        Timed t = probe(agent, "&direction=push", "2");
+        assertThat(t.reply().status()).isEqualTo(200);
+        assertThat(t.millis()).isBetween(1_400L, 2_000L);
+        assertThat(transferStatuses(t.json())).containsExactly("timeout");
+    }
+
+    @Test
+    void theConfiguredMaximumCapsWhatTheCallerAsks() {
+        peer.stubFor(any(anyUrl()).willReturn(aResponse().withFixedDelay(30_000).withStatus(200)));
+        Timed t = probe(capped, "&timeout=20s", "30");
+        assertThat(t.reply().status()).isEqualTo(200);
+        assertThat(t.millis()).as("imexprobe.probe.maxtimeout=2s").isBetween(1_900L, 2_600L);
+        assertThat(t.json().get("verdict").asString()).isEqualTo("fail");
+    }
+
+    @Test
+    void aTimeoutThatIsNotADurationIsRefusedBeforeAnyPeerIsAsked() {
+        for (String bad : List.of("abc", "-1s", "0", "1h", "0.0001ms")) {
+            AgentProcess.Reply r = agent.get("/probe?target=" + target() + "&timeout=" + bad);
+            assertThat(r.status()).as(bad).isEqualTo(400);
+            assertThat(r.json().get("detail").asString()).as(bad).contains("timeout must be");
+        }
+        assertThat(peer.getAllServeEvents()).isEmpty();
+    }
+}
