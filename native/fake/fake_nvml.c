@@ -8,6 +8,7 @@
 #include "fake_common.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,15 +27,34 @@ static int init_count; /* nvmlInit_v2 / nvmlShutdown pairs, as the real library 
 static int device_count;
 static struct nvmlDevice_st devices[FAKE_MAX_GPUS];
 
-/* Fault check, then the lock and the initialisation check; the body runs locked. */
+/* NVML has had thread-safety bugs, so callers must serialise their NVML calls (NCCL does; so does imexprobe,
+ * in cuda/NvmlNative). The fake holds them to it: a call that starts while another of this process is still in
+ * it (an injected delay included) fails with NVML_ERROR_UNKNOWN and says so on stderr. */
+static atomic_int in_flight;
+
+static int enter(const char *name) {
+    if (atomic_fetch_add(&in_flight, 1) == 0) return 1;
+    fake_log("%s called while another NVML call of this process was in flight: NVML calls must be serialised "
+             "(NVML_ERROR_UNKNOWN)", name);
+    return 0;
+}
+
+static void leave(void) { atomic_fetch_sub(&in_flight, 1); }
+
+/* Serialisation and fault checks, then the lock and the initialisation check; the body runs locked. */
 #define ENTRY(name, params, args)                                                                  \
     static nvmlReturn_t name##_locked params;                                                     \
-    EXPORT nvmlReturn_t name params {                                                              \
+    static nvmlReturn_t name##_checked params {                                                   \
         int fault = fake_fault(#name);                                                             \
         if (fault) return (nvmlReturn_t)fault;                                                     \
         pthread_mutex_lock(&lock);                                                                 \
         nvmlReturn_t rc = init_count > 0 ? name##_locked args : NVML_ERROR_UNINITIALIZED;          \
         pthread_mutex_unlock(&lock);                                                               \
+        return rc;                                                                                 \
+    }                                                                                              \
+    EXPORT nvmlReturn_t name params {                                                              \
+        nvmlReturn_t rc = enter(#name) ? name##_checked args : NVML_ERROR_UNKNOWN;                 \
+        leave();                                                                                   \
         return rc;                                                                                 \
     }                                                                                              \
     static nvmlReturn_t name##_locked params
@@ -46,7 +66,15 @@ static const struct nvmlDevice_st *device_of(nvmlDevice_t device) {
     return NULL;
 }
 
+static nvmlReturn_t init_checked(void);
+
 EXPORT nvmlReturn_t nvmlInit_v2(void) {
+    nvmlReturn_t rc = enter("nvmlInit_v2") ? init_checked() : NVML_ERROR_UNKNOWN;
+    leave();
+    return rc;
+}
+
+static nvmlReturn_t init_checked(void) {
     int fault = fake_fault("nvmlInit_v2");
     if (fault) return (nvmlReturn_t)fault;
     const struct fake_config *c = fake_config();
@@ -65,7 +93,15 @@ EXPORT nvmlReturn_t nvmlInit_v2(void) {
     return NVML_SUCCESS;
 }
 
+static nvmlReturn_t shutdown_checked(void);
+
 EXPORT nvmlReturn_t nvmlShutdown(void) {
+    nvmlReturn_t rc = enter("nvmlShutdown") ? shutdown_checked() : NVML_ERROR_UNKNOWN;
+    leave();
+    return rc;
+}
+
+static nvmlReturn_t shutdown_checked(void) {
     int fault = fake_fault("nvmlShutdown");
     if (fault) return (nvmlReturn_t)fault;
     pthread_mutex_lock(&lock);

@@ -1,7 +1,8 @@
 /*
  * Passing a POSIX_FD memory handle between two processes of one host: a Unix domain socket with an
  * SCM_RIGHTS message, which Java's own channels cannot send. Natives of dev.imexprobe.cuda.FdPassing;
- * each returns 0 or an errno value, as data.
+ * each returns 0 or an errno value, as data. A call a signal interrupts (EINTR: the JVM's own signals reach
+ * these threads) is made again; a descriptor is read only from a message that holds exactly one.
  */
 #include <errno.h>
 #include <jni.h>
@@ -58,7 +59,9 @@ static jint fd_listen(JNIEnv *env, jclass cls, jstring path, jintArray out) {
 static jint fd_accept_fd(JNIEnv *env, jclass cls, jint server, jint timeout_ms, jintArray out) {
     int rc = wait_for(server, POLLIN, timeout_ms);
     if (rc) return rc;
-    int c = accept4(server, NULL, NULL, SOCK_CLOEXEC);
+    int c;
+    do c = accept4(server, NULL, NULL, SOCK_CLOEXEC);
+    while (c < 0 && errno == EINTR);
     if (c < 0) return errno;
     rc = wait_for(c, POLLIN, timeout_ms);
     if (rc == 0) {
@@ -70,13 +73,25 @@ static jint fd_accept_fd(JNIEnv *env, jclass cls, jint server, jint timeout_ms, 
         } control;
         struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
                              .msg_controllen = sizeof control.buf};
-        ssize_t n = recvmsg(c, &msg, MSG_CMSG_CLOEXEC);
+        ssize_t n;
+        do n = recvmsg(c, &msg, MSG_CMSG_CLOEXEC);
+        while (n < 0 && errno == EINTR);
         struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
-        if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+        int rights = cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS;
+        if (rights && cm->cmsg_len == CMSG_LEN(sizeof(int)) && !(msg.msg_flags & MSG_CTRUNC)) {
             int fd;
             memcpy(&fd, CMSG_DATA(cm), sizeof fd);
             store(env, out, fd);
         } else {
+            if (rights && cm->cmsg_len > CMSG_LEN(0)) {
+                /* not the one descriptor we wait for: close whatever did arrive, so none leaks */
+                size_t count = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                for (size_t i = 0; i < count; i++) {
+                    int fd;
+                    memcpy(&fd, CMSG_DATA(cm) + i * sizeof fd, sizeof fd);
+                    close(fd);
+                }
+            }
             rc = n < 0 ? errno : EPROTO;
         }
     }
@@ -91,7 +106,10 @@ static jint fd_send_fd(JNIEnv *env, jclass cls, jstring path, jint fd, jint time
     if (rc) return rc;
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (s < 0) return errno;
-    if (connect(s, (struct sockaddr *)&addr, sizeof addr) != 0) {
+    int c;
+    do c = connect(s, (struct sockaddr *)&addr, sizeof addr);
+    while (c != 0 && errno == EINTR);
+    if (c != 0 && errno != EISCONN) { /* EISCONN: an interrupted connect that completed meanwhile */
         rc = errno;
         close(s);
         return rc;
@@ -111,7 +129,12 @@ static jint fd_send_fd(JNIEnv *env, jclass cls, jstring path, jint fd, jint time
     cm->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(cm), &fd, sizeof fd);
     rc = wait_for(s, POLLOUT, timeout_ms);
-    if (rc == 0 && sendmsg(s, &msg, MSG_NOSIGNAL) != 1) rc = errno;
+    if (rc == 0) {
+        ssize_t n;
+        do n = sendmsg(s, &msg, MSG_NOSIGNAL);
+        while (n < 0 && errno == EINTR);
+        if (n != 1) rc = n < 0 ? errno : EPROTO;
+    }
     close(s);
     return rc;
 }

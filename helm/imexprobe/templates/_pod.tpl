@@ -24,8 +24,8 @@ metadata:
   {{- end }}
 spec:
   serviceAccountName: {{ include "imexprobe.serviceAccountName" $root }}
-  # Only peer discovery through the API needs a token; DNS discovery runs without one.
-  automountServiceAccountToken: {{ eq $v.peers.discovery "kubernetes" }}
+  # Only peer discovery through the API and the Node condition need a token; DNS discovery runs without one.
+  automountServiceAccountToken: {{ eq (include "imexprobe.usesApi" $root) "true" }}
   enableServiceLinks: false
   {{- with $v.runtimeClassName }}
   runtimeClassName: {{ . }}
@@ -121,6 +121,7 @@ spec:
         {{- end }}
         - name: NVIDIA_DRIVER_CAPABILITIES
           value: compute,utility
+        {{- include "imexprobe.nodeConditionEnv" $root | nindent 8 }}
         {{- with $v.agent.extraEnv }}
         {{- toYaml . | nindent 8 }}
         {{- end }}

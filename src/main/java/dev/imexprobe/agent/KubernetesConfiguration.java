@@ -8,6 +8,7 @@ import dev.imexprobe.kubernetes.KubernetesApi;
 import dev.imexprobe.mesh.MeshState;
 import dev.imexprobe.metrics.ImexprobeMetrics;
 
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -55,7 +56,16 @@ public class KubernetesConfiguration {
     @Bean
     @Profile("!preflight")
     @ConditionalOnProperty(name = "imexprobe.node-condition.enabled", havingValue = "true")
-    ApplicationListener<ApplicationReadyEvent> nodeConditionStarter(NodeConditionService service) {
-        return event -> service.start();
+    ApplicationListener<ApplicationReadyEvent> nodeConditionStarter(NodeConditionService service,
+                                                                    NodeConditionProperties p) {
+        String pod = System.getenv("HOSTNAME");
+        return event -> {
+            if (p.writesFrom(pod)) {
+                service.start();
+            } else {
+                LoggerFactory.getLogger(KubernetesConfiguration.class).info("pod {} leaves the node condition to "
+                        + "the pod with ordinal {} on this node (imexprobe.node-condition.ordinal)", pod, p.ordinal());
+            }
+        };
     }
 }

@@ -16,12 +16,16 @@ import java.time.Duration;
  * @param eventNamespace where Node Events are created ({@code default}, as the kubelet's)
  * @param eventBurst     Events sent at once before the rate limit
  * @param eventRefill    one more Event allowed per this much time
+ * @param ordinal        per-GPU mode: only the StatefulSet pod with this ordinal (its name, HOSTNAME, ends in
+ *                       {@code -N}) writes, so that a node's several agents do not flap its one condition; -1: every
+ *                       agent writes (one agent per node)
  */
 @ConfigurationProperties("imexprobe.node-condition")
 public record NodeConditionProperties(@DefaultValue("false") boolean enabled, @DefaultValue("2") int rounds,
                                       @DefaultValue("5m") Duration heartbeat, Duration interval,
                                       @DefaultValue("default") String eventNamespace,
-                                      @DefaultValue("5") int eventBurst, @DefaultValue("1m") Duration eventRefill) {
+                                      @DefaultValue("5") int eventBurst, @DefaultValue("1m") Duration eventRefill,
+                                      @DefaultValue("-1") int ordinal) {
 
     public NodeConditionProperties {
         heartbeat = heartbeat == null ? Duration.ofMinutes(5) : heartbeat;
@@ -38,9 +42,18 @@ public record NodeConditionProperties(@DefaultValue("false") boolean enabled, @D
             throw new IllegalArgumentException("imexprobe.node-condition.interval must be at least 200ms, got "
                     + interval);
         }
+        if (ordinal < -1) {
+            throw new IllegalArgumentException("imexprobe.node-condition.ordinal must be -1 (every agent writes) or "
+                    + "a StatefulSet ordinal, got " + ordinal);
+        }
         if (eventBurst < 1 || eventRefill.isNegative() || eventRefill.isZero()) {
             throw new IllegalArgumentException("imexprobe.node-condition: event-burst must be at least 1 and "
                     + "event-refill positive (event-burst=" + eventBurst + ", event-refill=" + eventRefill + ")");
         }
+    }
+
+    /** Whether the agent in the pod named {@code hostname} writes the condition. */
+    public boolean writesFrom(String hostname) {
+        return ordinal < 0 || hostname != null && hostname.endsWith("-" + ordinal);
     }
 }

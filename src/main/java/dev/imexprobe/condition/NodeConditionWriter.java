@@ -32,8 +32,9 @@ import java.util.function.Consumer;
  *       On its first patch the writer reads the Node, and a condition already there with the same status keeps
  *       its transition time (an agent restart is not a transition).</li>
  *   <li>Each change of status or reason is one Event ({@link NodeEvents}).</li>
- *   <li>"Not yet judged" (pairs failed fewer rounds than the debounce, none passed) never replaces a verdict: an
- *       agent restarting on a broken node does not flap its condition through Unknown.</li>
+ *   <li>"Not yet judged" (pairs failed fewer rounds than the debounce, none passed) is never written: an agent
+ *       restarting on a broken node does not flap its condition through Unknown, and a starting agent whose peers
+ *       are not up yet writes nothing until it knows.</li>
  * </ul>
  * Every outcome is reported to {@code onWrite} with one of {@link #RESULTS} (the metric
  * {@code imexprobe_node_condition_writes_total{result}}).
@@ -79,7 +80,7 @@ public final class NodeConditionWriter {
         }
         Instant now = clock.instant().truncatedTo(ChronoUnit.SECONDS);
         boolean settling = NodeJudge.REASON_SETTLING.equals(verdict.reason());
-        if (!(settling && wanted != null)) {
+        if (!settling) {
             if (wanted == null || verdict.status() != wanted.status()) {
                 transition = now;
             }

@@ -14,7 +14,6 @@ public final class JniCudaDriver implements CudaDriver {
     private static volatile JniCudaDriver instance;
 
     private final DriverStatus status;
-    private volatile NvmlReturn nvmlInit;
 
     private JniCudaDriver(DriverStatus status) {
         this.status = status;
@@ -214,49 +213,17 @@ public final class JniCudaDriver implements CudaDriver {
 
     @Override
     public NvmlCall<String> nvmlDriverVersion() {
-        NvmlReturn init = nvmlInit();
-        if (!init.ok()) {
-            return NvmlCall.failed(init);
-        }
-        String[] out = new String[1];
-        int rc = NvmlNative.systemGetDriverVersion(out);
-        return rc == 0 ? NvmlCall.ok(out[0]) : NvmlCall.failed(NvmlReturn.of(rc));
+        return NvmlNative.driverVersion(status.nvmlLoaded());
     }
 
     @Override
     public NvmlCall<FabricInfo> fabricInfo(String gpuUuid) {
-        NvmlReturn init = nvmlInit();
-        if (!init.ok()) {
-            return NvmlCall.failed(init);
-        }
-        long[] handle = new long[1];
-        int rc = NvmlNative.deviceGetHandleByUuid(gpuUuid, handle);
-        if (rc != 0) {
-            return NvmlCall.failed(NvmlReturn.of(rc));
-        }
-        int[] raw = new int[6];
-        byte[] cluster = new byte[16];
-        rc = NvmlNative.deviceGetGpuFabricInfo(handle[0], raw, cluster);
-        return rc == 0 ? NvmlCall.ok(FabricInfo.decode(raw, cluster)) : NvmlCall.failed(NvmlReturn.of(rc));
+        return NvmlNative.fabricInfo(status.nvmlLoaded(), gpuUuid);
     }
 
     @Override
     public void closeFd(int fd) {
         FdPassing.close(fd);
-    }
-
-    private NvmlReturn nvmlInit() {
-        NvmlReturn r = nvmlInit;
-        if (r == null) {
-            synchronized (this) {
-                r = nvmlInit;
-                if (r == null) {
-                    r = status.nvmlLoaded() ? NvmlReturn.of(NvmlNative.init()) : NvmlReturn.LIBRARY_NOT_FOUND;
-                    nvmlInit = r;
-                }
-            }
-        }
-        return r;
     }
 
     private static <T> CuCall<T> call(int rc, T value) {

@@ -1,29 +1,77 @@
 package dev.imexprobe.cuda;
 
-/** The natives of the shim's NVML table. Each returns an nvmlReturn_t as an int; handles are opaque longs. */
+/**
+ * The one way into NVML. NVML has had thread-safety bugs (NCCL serialises every NVML call for that reason), and
+ * node reports are built on several driver threads at once, so every NVML call of this process runs here, one at
+ * a time, under this class's lock: the natives are private and each operation below is {@code synchronized}. A
+ * handle is looked up and used under the same lock. Each native returns an nvmlReturn_t as an int; handles are
+ * opaque longs.
+ */
 final class NvmlNative {
 
     static {
         NativeLibrary.load();
     }
 
+    /** nvmlInit_v2's result, asked once per process (NVML's state is the process's, not a driver object's). */
+    private static NvmlReturn initResult;
+
     private NvmlNative() {
     }
 
-    static native int init();
+    /** nvmlInit_v2 once; later calls answer its first result. {@code loaded}: the shim found libnvidia-ml. */
+    static synchronized NvmlReturn initOnce(boolean loaded) {
+        if (!loaded) {
+            return NvmlReturn.LIBRARY_NOT_FOUND;
+        }
+        if (initResult == null) {
+            initResult = NvmlReturn.of(init());
+        }
+        return initResult;
+    }
 
-    static native int systemGetDriverVersion(String[] out);
+    static synchronized NvmlCall<String> driverVersion(boolean loaded) {
+        NvmlReturn init = initOnce(loaded);
+        if (!init.ok()) {
+            return NvmlCall.failed(init);
+        }
+        String[] out = new String[1];
+        int rc = systemGetDriverVersion(out);
+        return rc == 0 ? NvmlCall.ok(out[0]) : NvmlCall.failed(NvmlReturn.of(rc));
+    }
 
-    static native int deviceGetCount(int[] out);
+    static synchronized NvmlCall<FabricInfo> fabricInfo(boolean loaded, String gpuUuid) {
+        NvmlReturn init = initOnce(loaded);
+        if (!init.ok()) {
+            return NvmlCall.failed(init);
+        }
+        long[] handle = new long[1];
+        int rc = deviceGetHandleByUuid(gpuUuid, handle);
+        if (rc != 0) {
+            return NvmlCall.failed(NvmlReturn.of(rc));
+        }
+        int[] raw = new int[6];
+        byte[] cluster = new byte[16];
+        rc = deviceGetGpuFabricInfo(handle[0], raw, cluster);
+        return rc == 0 ? NvmlCall.ok(FabricInfo.decode(raw, cluster)) : NvmlCall.failed(NvmlReturn.of(rc));
+    }
 
-    static native int deviceGetHandleByIndex(int index, long[] out);
+    // ---- the natives, registered by native/src/jni_bridge.c; called only from the synchronized methods above ----
 
-    static native int deviceGetHandleByUuid(String uuid, long[] out);
+    private static native int init();
 
-    static native int deviceGetUuid(long handle, String[] out);
+    private static native int systemGetDriverVersion(String[] out);
+
+    private static native int deviceGetCount(int[] out);
+
+    private static native int deviceGetHandleByIndex(int index, long[] out);
+
+    private static native int deviceGetHandleByUuid(String uuid, long[] out);
+
+    private static native int deviceGetUuid(long handle, String[] out);
 
     /** out = {structVersion (3, 2 or 1), status, cliqueId, state, healthMask, healthSummary}. */
-    static native int deviceGetGpuFabricInfo(long handle, int[] out, byte[] clusterUuid16);
+    private static native int deviceGetGpuFabricInfo(long handle, int[] out, byte[] clusterUuid16);
 
-    static native String errorString(int code);
+    private static native String errorString(int code);
 }

@@ -104,7 +104,8 @@ class ShippedDefaultsTest {
         assertThat((Boolean) at(spec, "securityContext.runAsNonRoot")).isTrue();
         assertThat((Integer) at(spec, "securityContext.runAsUser")).isNotZero();
         assertThat(spec).doesNotContainKeys("hostNetwork", "hostPID", "hostIPC");
-        assertThat((Boolean) at(spec, "automountServiceAccountToken")).as("DNS discovery needs no API token").isFalse();
+        assertThat((Boolean) at(spec, "automountServiceAccountToken"))
+                .as("DNS discovery needs no API token, the Node condition (on by default) does").isTrue();
         Map<String, Object> agent = at(spec, "containers.0");
         assertThat((Boolean) at(agent, "securityContext.readOnlyRootFilesystem")).isTrue();
         assertThat((Boolean) at(agent, "securityContext.allowPrivilegeEscalation")).isFalse();
@@ -147,11 +148,12 @@ class ShippedDefaultsTest {
         assertThat(ingress).hasSize(1);
         assertThat((List<Map<String, Object>>) at(ingress.getFirst(), "ports")).singleElement()
                 .satisfies(p -> assertThat(p.get("port")).isEqualTo(8080));
-        // Egress: other agents on the agent port, and DNS; nothing else by default (so /probe reaches only agents).
+        // Egress: other agents on the agent port, DNS, and the API server's ports for the Node condition; nothing
+        // else by default (so /probe reaches only agents and those two API ports).
         List<Map<String, Object>> egress = at(np, "spec.egress");
         List<Object> ports = new ArrayList<>();
         egress.forEach(e -> ((List<Map<String, Object>>) e.get("ports")).forEach(p -> ports.add(p.get("port"))));
-        assertThat(ports).containsExactlyInAnyOrder(8080, 53, 53);
+        assertThat(ports).containsExactlyInAnyOrder(8080, 53, 53, 443, 6443);
     }
 
     @Test

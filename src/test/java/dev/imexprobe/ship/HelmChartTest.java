@@ -85,8 +85,12 @@ class HelmChartTest {
             } else {
                 KubernetesSchema.load(doc);
             }
+            String kind = (String) doc.get("kind");
+            String docName = Chart.at(doc, "metadata.name");
+            // Cluster-scoped RBAC has no namespace; Node Events are created where the kubelet's are (NodeConditionChartTest).
+            String namespace = kind.startsWith("Cluster") ? null : docName.endsWith("-node-events") ? "default" : Chart.NAMESPACE;
             assertThat(Chart.<String>at(doc, "metadata.namespace")).as("namespace of %s", KubernetesSchema.typeKey(doc))
-                    .isEqualTo(Chart.NAMESPACE);
+                    .isEqualTo(namespace);
         }
     }
 
@@ -168,7 +172,8 @@ class HelmChartTest {
                         .containsEntry("app.kubernetes.io/component", "agent");
             } else {
                 assertThat(env.get("IMEXPROBE_PEERS_DNS").getValue()).isEqualTo("imexprobe.imexprobe.svc:8080");
-                assertThat(spec.getAutomountServiceAccountToken()).isFalse();
+                // DNS discovery needs no token; the Node condition (on by default) does: NodeConditionChartTest.
+                assertThat(spec.getAutomountServiceAccountToken()).isEqualTo(env.containsKey("IMEXPROBE_NODECONDITION_ENABLED"));
             }
         }
     }
@@ -176,8 +181,8 @@ class HelmChartTest {
     @Test
     void defaultsRenderOneDaemonSetSeeingAllGpusWithoutTakingThem() {
         Rendered r = Chart.render(values());
-        assertThat(r.kinds()).containsExactly("ComputeDomain", "DaemonSet", "NetworkPolicy", "Secret", "Service",
-                "ServiceAccount");
+        assertThat(r.kinds()).containsExactly("ClusterRole", "ClusterRoleBinding", "ComputeDomain", "DaemonSet",
+                "NetworkPolicy", "Role", "RoleBinding", "Secret", "Service", "ServiceAccount");
         DaemonSet ds = (DaemonSet) KubernetesSchema.load(r.one("DaemonSet"));
         PodSpec spec = ds.getSpec().getTemplate().getSpec();
         Container agent = spec.getContainers().getFirst();
@@ -297,8 +302,8 @@ class HelmChartTest {
 
     @Test
     void rbacIsExactlyReadingPodsOnlyWhenDiscoveringThroughTheApi() {
-        assertThat(Chart.render(values()).ofKind("Role")).isEmpty();
-        Rendered r = Chart.render(values("peers.discovery", "kubernetes"));
+        assertThat(Chart.render(values("nodeCondition.enabled", false)).ofKind("Role")).isEmpty();
+        Rendered r = Chart.render(values("peers.discovery", "kubernetes", "nodeCondition.enabled", false));
         Role role = (Role) KubernetesSchema.load(r.one("Role"));
         assertThat(role.getRules()).singleElement().satisfies(rule -> {
             assertThat(rule.getApiGroups()).containsExactly("");
@@ -320,7 +325,8 @@ class HelmChartTest {
 
     @Test
     void networkPolicyOpensOnlyTheAgentPortAndTheNeededWayOut() {
-        NetworkPolicy np = (NetworkPolicy) KubernetesSchema.load(Chart.render(values()).one("NetworkPolicy"));
+        NetworkPolicy np = (NetworkPolicy) KubernetesSchema.load(Chart.render(values("nodeCondition.enabled", false))
+                .one("NetworkPolicy"));
         assertThat(np.getSpec().getPolicyTypes()).containsExactly("Ingress", "Egress");
         assertThat(np.getSpec().getIngress()).singleElement().satisfies(in -> {
             assertThat(in.getPorts()).singleElement().satisfies(p -> assertPort(p, 8080, "TCP"));

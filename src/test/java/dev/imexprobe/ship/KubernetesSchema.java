@@ -38,6 +38,9 @@ final class KubernetesSchema {
             Map.entry("batch/v1/Job", Job.class),
             Map.entry("rbac.authorization.k8s.io/v1/Role", Role.class),
             Map.entry("rbac.authorization.k8s.io/v1/RoleBinding", RoleBinding.class),
+            Map.entry("rbac.authorization.k8s.io/v1/ClusterRole", io.fabric8.kubernetes.api.model.rbac.ClusterRole.class),
+            Map.entry("rbac.authorization.k8s.io/v1/ClusterRoleBinding",
+                    io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class),
             Map.entry("networking.k8s.io/v1/NetworkPolicy", NetworkPolicy.class),
             Map.entry("resource.k8s.io/v1/ResourceClaim", ResourceClaim.class),
             Map.entry("resource.k8s.io/v1/ResourceClaimTemplate", ResourceClaimTemplate.class));

@@ -1,0 +1,27 @@
+{{/*
+The agent's env for the Node condition: nothing when nodeCondition.enabled is false (the binary's default is off).
+Call with the root context.
+*/}}
+{{- define "imexprobe.nodeConditionEnv" -}}
+{{- $c := .Values.nodeCondition }}
+{{- if $c.enabled }}
+- name: IMEXPROBE_NODECONDITION_ENABLED
+  value: "true"
+- name: IMEXPROBE_NODECONDITION_ROUNDS
+  value: {{ $c.rounds | quote }}
+- name: IMEXPROBE_NODECONDITION_HEARTBEAT
+  value: {{ $c.heartbeat | quote }}
+- name: IMEXPROBE_NODECONDITION_EVENTNAMESPACE
+  value: {{ $c.eventNamespace | quote }}
+{{- if eq .Values.mode "perGpu" }}
+# Several agents share a node: only the StatefulSet's pod 0 writes its condition.
+- name: IMEXPROBE_NODECONDITION_ORDINAL
+  value: "0"
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Whether the agent needs a service-account token: discovery through the API, or the Node condition. */}}
+{{- define "imexprobe.usesApi" -}}
+{{- if or (eq .Values.peers.discovery "kubernetes") .Values.nodeCondition.enabled }}true{{ end }}
+{{- end }}
