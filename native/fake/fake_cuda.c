@@ -134,6 +134,18 @@ static CUresult init_result;
 static int device_count;
 static int device_physical[FAKE_MAX_GPUS]; /* ordinal -> physical index */
 static struct CUctx_st contexts[FAKE_MAX_GPUS];
+static int context_creations; /* a retain that found no reference: the real driver creates the context then */
+
+/* FAKECUDA_CONTEXT_LOG=<file>: one line per context made or destroyed ("create <dev>" / "destroy <dev>"), so a
+ * test outside the process sees what nvidia-smi would (a process holding a context on the GPU). Under `lock`. */
+static void context_log(const char *what, int dev) {
+    const char *path = getenv("FAKECUDA_CONTEXT_LOG");
+    if (!path || !*path) return;
+    FILE *f = fopen(path, "a");
+    if (!f) return;
+    fprintf(f, "%s %d\n", what, dev);
+    fclose(f);
+}
 static _Thread_local struct CUctx_st *current_ctx;
 static struct alloc *allocs;
 static CUmemGenericAllocationHandle next_handle = 1;
@@ -645,16 +657,19 @@ ENTRY(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUdevice dev), 
 ENTRY(cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev), (pctx, dev)) {
     if (!pctx) return CUDA_ERROR_INVALID_VALUE;
     if (!valid_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
-    contexts[dev].refs++;
+    if (contexts[dev].refs++ == 0) { /* under `lock`, as every ENTRY */
+        context_creations++;
+        context_log("create", dev);
+    }
     *pctx = &contexts[dev];
     return CUDA_SUCCESS;
 }
 
 ENTRY(cuDevicePrimaryCtxRelease, (CUdevice dev), (dev)) {
     if (!valid_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
-    if (contexts[dev].refs == 0) return CUDA_ERROR_INVALID_CONTEXT;
-    contexts[dev].refs--;
-    return CUDA_SUCCESS;
+    CUresult rc = contexts[dev].refs == 0 ? CUDA_ERROR_INVALID_CONTEXT : CUDA_SUCCESS;
+    if (rc == CUDA_SUCCESS && --contexts[dev].refs == 0) context_log("destroy", dev);
+    return rc;
 }
 
 ENTRY(cuCtxSetCurrent, (CUcontext ctx), (ctx)) {
@@ -1209,8 +1224,10 @@ EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion
 EXPORT const char *fakecudaInfo(void) {
     static _Thread_local char text[16384];
     const struct fake_config *c = fake_config();
-    int allocations = 0, reserved = 0, mapped = 0;
+    int allocations = 0, reserved = 0, mapped = 0, live_contexts = 0;
     pthread_mutex_lock(&lock);
+    for (int i = 0; i < device_count; i++) live_contexts += contexts[i].refs > 0;
+    int creations = context_creations;
     for (struct alloc *a = allocs; a; a = a->next) allocations++;
     for (struct reservation *r = reservations; r; r = r->next) {
         reserved++;
@@ -1219,7 +1236,8 @@ EXPORT const char *fakecudaInfo(void) {
     pthread_mutex_unlock(&lock);
     snprintf(text, sizeof text,
              "fake=1\nhost=%s\nchannelDir=%s\nstateDir=%s\ndevDir=%s\nsameNode101=%d\n"
-             "liveAllocations=%d\nliveReservations=%d\nliveMappings=%d\n",
-             c->host, c->channel_dir, c->state_dir, c->dev_dir, c->same_node_101, allocations, reserved, mapped);
+             "liveAllocations=%d\nliveReservations=%d\nliveMappings=%d\nliveContexts=%d\ncontextCreations=%d\n",
+             c->host, c->channel_dir, c->state_dir, c->dev_dir, c->same_node_101, allocations, reserved, mapped,
+             live_contexts, creations);
     return text;
 }

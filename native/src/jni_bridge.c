@@ -51,8 +51,9 @@ static void set_string(JNIEnv *env, jobjectArray out, jsize index, const char *v
 }
 
 /* ---- contexts --------------------------------------------------------------------------------------
- * Every device-bound call makes that device's primary context current on the calling thread. Primary
- * contexts are retained once per device for the life of the process (the driver frees them at exit). */
+ * Every device-bound call makes that device's primary context current on the calling thread, retaining it
+ * first if this process holds none. When to let it go is Java's decision (cuda/PrimaryContexts): ctxRelease
+ * drops our one reference, and the next device-bound call retains it again. */
 #define MAX_DEVICES 64
 static CUcontext contexts[MAX_DEVICES];
 static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -71,6 +72,36 @@ static CUresult use_device(jint ordinal) {
     CUcontext ctx = contexts[ordinal];
     pthread_mutex_unlock(&contexts_lock);
     return rc == CUDA_SUCCESS ? cu.cuCtxSetCurrent(ctx) : rc;
+}
+
+/* Drops this process's reference to a GPU's primary context; 1 when one was held, 0 when none, <0 a CUresult. */
+static jint cuda_ctx_release(JNIEnv *env, jclass cls, jint ordinal) {
+    if (!cu.cuInit) return -CUDA_ERROR_NOT_INITIALIZED;
+    if (ordinal < 0 || ordinal >= MAX_DEVICES) return -CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&contexts_lock);
+    jint result = 0;
+    if (contexts[ordinal] != NULL) {
+        CUdevice dev;
+        CUresult rc = cu.cuDeviceGet(&dev, ordinal);
+        if (rc == CUDA_SUCCESS) rc = cu.cuDevicePrimaryCtxRelease(dev);
+        if (rc == CUDA_SUCCESS) {
+            /* threads that had it current rebind on their next device-bound call (use_device) */
+            contexts[ordinal] = NULL;
+            result = 1;
+        } else {
+            result = -(jint)rc;
+        }
+    }
+    pthread_mutex_unlock(&contexts_lock);
+    return result;
+}
+
+static jboolean cuda_ctx_held(JNIEnv *env, jclass cls, jint ordinal) {
+    if (ordinal < 0 || ordinal >= MAX_DEVICES) return JNI_FALSE;
+    pthread_mutex_lock(&contexts_lock);
+    jboolean held = contexts[ordinal] != NULL;
+    pthread_mutex_unlock(&contexts_lock);
+    return held;
 }
 
 #define USE_DEVICE(ordinal)                        \
@@ -207,7 +238,8 @@ static CUmemAllocationProp allocation_prop(jint ordinal, jint handle_types) {
 static jint cuda_mem_get_allocation_granularity(JNIEnv *env, jclass cls, jint ordinal, jint handle_types,
                                                 jboolean recommended, jlongArray out) {
     if (!need_array(env, out, 1)) return -1;
-    USE_DEVICE(ordinal);
+    /* no context: the granularity is a property of the device (seen on the H200: CUDA_SUCCESS, none made) */
+    if (!cu.cuInit) return CUDA_ERROR_NOT_INITIALIZED;
     CUmemAllocationProp prop = allocation_prop(ordinal, handle_types);
     size_t granularity = 0;
     CUresult rc = cu.cuMemGetAllocationGranularity(
@@ -437,6 +469,8 @@ static const JNINativeMethod cuda_methods[] = {
     {"memVerifyPattern", "(IJJJ[J)I", (void *)cuda_mem_verify_pattern},
     {"memcpyDtoDTimed", "(IJJJI[F)I", (void *)cuda_memcpy_dtod_timed},
     {"ctxSynchronize", "(I)I", (void *)cuda_ctx_synchronize},
+    {"ctxRelease", "(I)I", (void *)cuda_ctx_release},
+    {"ctxHeld", "(I)Z", (void *)cuda_ctx_held},
     {"getErrorName", "(I)Ljava/lang/String;", (void *)cuda_get_error_name},
     {"getErrorString", "(I)Ljava/lang/String;", (void *)cuda_get_error_string},
 };

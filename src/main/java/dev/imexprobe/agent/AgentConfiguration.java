@@ -29,8 +29,10 @@ import java.time.Duration;
 public class AgentConfiguration {
 
     @Bean
-    CudaDriver cudaDriver() {
-        return JniCudaDriver.get();
+    CudaDriver cudaDriver(AgentProperties properties) {
+        JniCudaDriver driver = JniCudaDriver.get();
+        driver.contexts().linger(properties.driver().contextLinger());
+        return driver;
     }
 
     @Bean

@@ -24,7 +24,7 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
         mesh = mesh != null ? mesh : new Mesh(Duration.ofSeconds(30), 0.2, 0, 4, Duration.ofSeconds(300), null);
         node = node != null ? node : new Node(null);
         exports = exports != null ? exports : new Exports(Duration.ofSeconds(60), 64, 1L << 30, 4L << 30);
-        driver = driver != null ? driver : new Driver(Duration.ofSeconds(5), 16);
+        driver = driver != null ? driver : new Driver(Duration.ofSeconds(5), 16, Duration.ofSeconds(2));
         probe = probe != null ? probe : new Probe(8, Duration.ofSeconds(10), 0, Duration.ofSeconds(30));
         metrics = metrics != null ? metrics : new Metrics(false);
         ladder = ladder != null ? ladder : new Ladder(false);
@@ -121,11 +121,14 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
      * @param timeout deadline of each driver stage
      * @param threads the bounded pool driver calls run on
      */
-    public record Driver(@DefaultValue("5s") Duration timeout, @DefaultValue("16") int threads) {
+    public record Driver(@DefaultValue("5s") Duration timeout, @DefaultValue("16") int threads,
+                         @DefaultValue("2s") Duration contextLinger) {
         public Driver {
-            if (timeout.compareTo(Duration.ofMillis(10)) < 0 || threads < 1 || threads > 256) {
-                throw new IllegalArgumentException("imexprobe.driver: timeout must be at least 10ms and threads "
-                        + "1..256 (timeout=" + timeout + ", threads=" + threads + ")");
+            if (timeout.compareTo(Duration.ofMillis(10)) < 0 || threads < 1 || threads > 256
+                    || contextLinger.isNegative()) {
+                throw new IllegalArgumentException("imexprobe.driver: timeout must be at least 10ms, threads "
+                        + "1..256 and context-linger not negative (timeout=" + timeout + ", threads=" + threads
+                        + ", context-linger=" + contextLinger + ")");
             }
         }
     }

@@ -92,9 +92,11 @@ public class MeshConfiguration {
 
     @Bean
     ImexprobeMetrics imexprobeMetrics(NodeService node, MeshState state, PeerDiscovery discovery,
-                                      AgentProperties properties, AgentIdentity identity, DriverExecutor executor) {
-        return new ImexprobeMetrics(node::report, state, state::peersKnown, executor::stuck,
+                                      AgentProperties properties, AgentIdentity identity, DriverExecutor executor,
+                                      dev.imexprobe.cuda.CudaDriver driver) {
+        ImexprobeMetrics metrics = new ImexprobeMetrics(node::report, state, state::peersKnown, executor::stuck,
                 properties.metrics().pairs(), identity.version());
+        return driver instanceof dev.imexprobe.cuda.JniCudaDriver jni ? metrics.contexts(jni.contexts()) : metrics;
     }
 
     @Bean

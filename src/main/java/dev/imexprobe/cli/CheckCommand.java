@@ -156,6 +156,12 @@ final class CheckCommand {
 
     /** N self-probes in one process: pass/fail counts, per-stage p50/p99 and GPU memory before and after. */
     static RepeatResult repeat(CudaDriver driver, SelfProbe probe, int gpu, long size, int n, String node) {
+        // one context for the whole run: its memory before and after are then comparable
+        return driver.withContext(gpu, () -> repeatHeld(driver, probe, gpu, size, n, node));
+    }
+
+    private static RepeatResult repeatHeld(CudaDriver driver, SelfProbe probe, int gpu, long size, int n,
+                                           String node) {
         long start = System.nanoTime();
         CuCall<long[]> before = driver.memoryInfo(gpu);
         Map<Stage, double[]> seconds = new EnumMap<>(Stage.class);

@@ -27,6 +27,14 @@ public interface CudaDriver {
     CuCall<Integer> attribute(int ordinal, DeviceAttribute attribute);
 
     /** {free, total} bytes of the device. */
+    /**
+     * Runs {@code work} with the GPU's primary context held throughout (the JNI driver otherwise holds it only
+     * per call and allocation, plus a linger): for work whose before/after must see one context.
+     */
+    default <T> T withContext(int ordinal, java.util.function.Supplier<T> work) {
+        return work.get();
+    }
+
     CuCall<long[]> memoryInfo(int ordinal);
 
     CuCall<Long> granularity(int ordinal, Set<HandleType> types);

@@ -70,6 +70,11 @@ final class CudaNative {
 
     static native int ctxSynchronize(int ordinal);
 
+    /** Drops this process's primary context of a GPU: 1 released, 0 none held, negative a CUresult. */
+    static native int ctxRelease(int ordinal);
+
+    static native boolean ctxHeld(int ordinal);
+
     static native String getErrorName(int code);
 
     static native String getErrorString(int code);

@@ -1,5 +1,6 @@
 package dev.imexprobe.cuda;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,8 @@ public final class JniCudaDriver implements CudaDriver {
     private static volatile JniCudaDriver instance;
 
     private final DriverStatus status;
+    private final PrimaryContexts contexts = new PrimaryContexts(o -> CudaNative.ctxRelease(o) == 1,
+            Duration.ofSeconds(2));
 
     private JniCudaDriver(DriverStatus status) {
         this.status = status;
@@ -115,10 +118,17 @@ public final class JniCudaDriver implements CudaDriver {
         return call(CudaNative.deviceGetAttribute(attribute.code(), ordinal, out), out[0]);
     }
 
+    /** When this process holds each GPU's primary context (see {@link PrimaryContexts}). */
+    public PrimaryContexts contexts() {
+        return contexts;
+    }
+
+    /** Free and total memory need a context: asked only while one is held anyway, else NOT_INITIALIZED. */
     @Override
     public CuCall<long[]> memoryInfo(int ordinal) {
         long[] out = new long[2];
-        return call(CudaNative.memGetInfo(ordinal, out), out);
+        CuCall<long[]> r = contexts.ifHeld(ordinal, () -> call(CudaNative.memGetInfo(ordinal, out), out));
+        return r != null ? r : CuCall.failed(CuResult.NOT_INITIALIZED);
     }
 
     @Override
@@ -130,80 +140,101 @@ public final class JniCudaDriver implements CudaDriver {
     @Override
     public CuCall<Long> memCreate(int ordinal, long size, Set<HandleType> types) {
         long[] out = new long[1];
-        return call(CudaNative.memCreate(ordinal, size, HandleType.mask(types), out), out[0]);
+        return holding(ordinal, contexts.with(ordinal, () -> call(CudaNative.memCreate(ordinal, size,
+                HandleType.mask(types), out), out[0])));
     }
 
     @Override
     public CuResult memRelease(int ordinal, long handle) {
-        return CuResult.of(CudaNative.memRelease(ordinal, handle));
+        CuResult r = contexts.with(ordinal, () -> CuResult.of(CudaNative.memRelease(ordinal, handle)));
+        if (r.ok()) {
+            contexts.exit(ordinal); // the allocation's hold: a handle the driver did not release keeps it
+        }
+        return r;
     }
 
     @Override
     public CuCall<FabricHandle> exportFabric(int ordinal, long handle) {
         byte[] out = new byte[FabricHandle.SIZE];
-        int rc = CudaNative.memExportFabric(ordinal, handle, out);
+        int rc = contexts.with(ordinal, () -> CudaNative.memExportFabric(ordinal, handle, out));
         return rc == 0 ? CuCall.ok(FabricHandle.of(out)) : CuCall.failed(CuResult.of(rc));
     }
 
     @Override
     public CuCall<Integer> exportPosixFd(int ordinal, long handle) {
         int[] out = new int[1];
-        return call(CudaNative.memExportPosixFd(ordinal, handle, out), out[0]);
+        return contexts.with(ordinal, () -> call(CudaNative.memExportPosixFd(ordinal, handle, out), out[0]));
     }
 
     @Override
     public CuCall<Long> importFabric(int ordinal, FabricHandle handle) {
         long[] out = new long[1];
-        return call(CudaNative.memImportFabric(ordinal, handle.bytes(), out), out[0]);
+        return holding(ordinal, contexts.with(ordinal, () -> call(CudaNative.memImportFabric(ordinal, handle.bytes(),
+                out), out[0])));
     }
 
     @Override
     public CuCall<Long> importPosixFd(int ordinal, int fd) {
         long[] out = new long[1];
-        return call(CudaNative.memImportPosixFd(ordinal, fd, out), out[0]);
+        return holding(ordinal, contexts.with(ordinal, () -> call(CudaNative.memImportPosixFd(ordinal, fd, out),
+                out[0])));
     }
 
     @Override
     public CuCall<Long> addressReserve(int ordinal, long size, long alignment) {
         long[] out = new long[1];
-        return call(CudaNative.memAddressReserve(ordinal, size, alignment, out), out[0]);
+        return contexts.with(ordinal, () -> call(CudaNative.memAddressReserve(ordinal, size, alignment, out), out[0]));
     }
 
     @Override
     public CuResult addressFree(int ordinal, long ptr, long size) {
-        return CuResult.of(CudaNative.memAddressFree(ordinal, ptr, size));
+        return contexts.with(ordinal, () -> CuResult.of(CudaNative.memAddressFree(ordinal, ptr, size)));
     }
 
     @Override
     public CuResult map(int ordinal, long ptr, long size, long handle) {
-        return CuResult.of(CudaNative.memMap(ordinal, ptr, size, handle));
+        return contexts.with(ordinal, () -> CuResult.of(CudaNative.memMap(ordinal, ptr, size, handle)));
     }
 
     @Override
     public CuResult unmap(int ordinal, long ptr, long size) {
-        return CuResult.of(CudaNative.memUnmap(ordinal, ptr, size));
+        return contexts.with(ordinal, () -> CuResult.of(CudaNative.memUnmap(ordinal, ptr, size)));
     }
 
     @Override
     public CuResult setAccess(int ordinal, long ptr, long size, int accessOrdinal) {
-        return CuResult.of(CudaNative.memSetAccess(ordinal, ptr, size, accessOrdinal));
+        return contexts.with(ordinal, () -> CuResult.of(CudaNative.memSetAccess(ordinal, ptr, size, accessOrdinal)));
     }
 
     @Override
     public CuResult fillPattern(int ordinal, long ptr, long size, long seed) {
-        return CuResult.of(CudaNative.memFillPattern(ordinal, ptr, size, seed));
+        return contexts.with(ordinal, () -> CuResult.of(CudaNative.memFillPattern(ordinal, ptr, size, seed)));
     }
 
     @Override
     public CuCall<Long> verifyPattern(int ordinal, long ptr, long size, long seed) {
         long[] out = new long[1];
-        return call(CudaNative.memVerifyPattern(ordinal, ptr, size, seed, out), out[0]);
+        return contexts.with(ordinal, () -> call(CudaNative.memVerifyPattern(ordinal, ptr, size, seed, out), out[0]));
     }
 
     @Override
     public CuCall<Float> copyTimed(int ordinal, long dst, long src, long size, int iterations) {
         float[] out = new float[1];
-        return call(CudaNative.memcpyDtoDTimed(ordinal, dst, src, size, iterations, out), out[0]);
+        return contexts.with(ordinal, () -> call(CudaNative.memcpyDtoDTimed(ordinal, dst, src, size, iterations, out),
+                out[0]));
+    }
+
+    @Override
+    public <T> T withContext(int ordinal, java.util.function.Supplier<T> work) {
+        return contexts.with(ordinal, work);
+    }
+
+    /** A new allocation keeps its GPU's context until it is released. */
+    private <T> CuCall<T> holding(int ordinal, CuCall<T> created) {
+        if (created.ok()) {
+            contexts.enter(ordinal);
+        }
+        return created;
     }
 
     @Override

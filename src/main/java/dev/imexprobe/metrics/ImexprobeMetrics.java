@@ -58,6 +58,8 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     private LiveRows pairLastSuccess;
     private LiveRows fabricState;
     private LiveRows fabricHealthy;
+    private dev.imexprobe.cuda.PrimaryContexts contexts;
+    private final java.util.Set<String> contextGpus = new java.util.HashSet<>();
 
     public ImexprobeMetrics(Supplier<NodeReport> node, MeshState mesh, Supplier<Integer> peersKnown,
                             Supplier<Integer> driverCallsStuck, boolean pairLabels, String version) {
@@ -67,6 +69,12 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
         this.mesh = mesh;
         this.pairLabels = pairLabels;
         this.version = version;
+    }
+
+    /** Reports when this process holds each GPU's primary context (the JNI driver's; absent in tests). */
+    public ImexprobeMetrics contexts(dev.imexprobe.cuda.PrimaryContexts contexts) {
+        this.contexts = contexts;
+        return this;
     }
 
     @Override
@@ -218,6 +226,22 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
         }
         fabricState.set(state);
         fabricHealthy.set(healthy);
+        if (contexts != null) {
+            for (GpuDevice g : node.get().gpus()) {
+                if (g.uuid() != null && contextGpus.add(g.uuid())) {
+                    int index = g.index();
+                    dev.imexprobe.cuda.PrimaryContexts c = contexts;
+                    // read live at each scrape: a context released by its linger between rounds shows at once
+                    Gauge.builder("imexprobe.cuda.context.held", c, x -> x.held(index) ? 1 : 0)
+                            .description("1 while this agent holds the GPU's primary context (GPU memory taken "
+                                    + "from jobs), else 0").tags("gpu", g.uuid()).register(registry);
+                    io.micrometer.core.instrument.FunctionCounter.builder("imexprobe.cuda.context.creations", c,
+                                    x -> x.creations(index))
+                            .description("Primary contexts this agent created on the GPU (each ~50 ms of driver time)")
+                            .tags("gpu", g.uuid()).register(registry);
+                }
+            }
+        }
     }
 
     /**

@@ -64,7 +64,8 @@ class MetricsDocTest {
         MeshState mesh = new MeshState(new MutableClock(Instant.parse("2026-12-01T10:00:00Z")));
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ImexprobeMetrics metrics = new ImexprobeMetrics(() -> NodeReports.twoGpus(1, ImexDaemonState.READY), mesh,
-                () -> 3, () -> 0, false, "1.2.3");
+                () -> 3, () -> 0, false, "1.2.3").contexts(new dev.imexprobe.cuda.PrimaryContexts(g -> true,
+                java.time.Duration.ZERO));
         metrics.bindTo(registry);
         for (PairResult r : List.of(ProbeResults.pass("a", "GPU-a", "b", "GPU-b"),
                 ProbeResults.failAt(Stage.IMPORT, CuResult.NOT_PERMITTED, "a", "GPU-a", "c", "GPU-c"),
