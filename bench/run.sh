@@ -24,7 +24,7 @@
 #              src/main/docker/aot-cache.sh trains with the agents' flags (default), or from the fat jar
 #              (the default of --quick, which skips the ~10 s training)
 #
-# On the GPU host (no Maven, no JDK; the bundle of ../shared/tools/gpu-bundle.sh, gcc, python3):
+# On the GPU host (no Maven, no JDK; the bundle of `gpu/bundle.sh`, gcc, python3):
 #   OUT=/tmp/out bash gpu/bench.sh   (it calls this script with the bundle's runtime and jar)
 # It creates IMEX channel0 there if it is missing (as root, the mknod of gpu/validate-foundation.sh).
 set -euo pipefail

@@ -7,7 +7,7 @@
 #   - the scale run: one agent probing 71 simulated peers and probed by them, 30 s interval (1 round of warm-up,
 #     3 measured), then the interval compressed to 3 s,
 #   - where a probe's time goes (micro-measurements in one JVM).
-# From the repository root on the GPU host (no JDK there: the bundle of ../shared/tools/gpu-bundle.sh):
+# From the repository root on the GPU host (no JDK there: the bundle of `gpu/bundle.sh`):
 #   J=$(bash .gpu-bundle/unpack.sh); OUT=/tmp/out J=$J bash gpu/bench.sh
 # Writes $OUT/bench-h200.json (every figure), $OUT/bench-h200.log (the table and progress), $OUT/check.json (the
 # node as the agent sees it) and $OUT/bench-work/ (agent and worker logs, the driver floor's own JSON).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU runs of the mesh, the ladder and hostile handles, in one machine lease. From the repository root on the
-# H200 after `bash ../shared/tools/gpu-bundle.sh` here:  OUT=/tmp/out bash gpu/final.sh [mesh] [ladder] [hostile]
+# H200 after `bash gpu/bundle.sh` here:  OUT=/tmp/out bash gpu/final.sh [mesh] [ladder] [hostile]
 # (all three when none is named). Each part creates the IMEX channels it needs and stops only its own agents.
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"

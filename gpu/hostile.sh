@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 10,000 hostile FABRIC handles through an agent against the real driver, with GPU memory measured around them.
-# Run on the GPU machine from the repository root after `bash ../shared/tools/gpu-bundle.sh` here:
+# Run on the GPU machine from the repository root after `bash gpu/bundle.sh` here:
 #   bash gpu/hostile.sh            (N=10000 by default; evidence under $OUT, default /tmp/out)
 # GPU free memory (cuMemGetInfo, device-wide on the real driver) is read two ways: by the agent itself
 # (GET /v1/node?refresh=true, memoryFreeBytes, before and after the run, in gpu/hostile_handles.py), and by a separate

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The isolation ladder on the H200 machine (issue 6): rungs 0, 1 and the channel rungs 5a/5b for real. With one
 # GPU, rungs 2-4 are skipped ("needs a second GPU"); they belong to the two-GPU run. Run from the repository root
-# after `bash ../shared/tools/gpu-bundle.sh` here:
+# after `bash gpu/bundle.sh` here:
 #   bash gpu/ladder.sh      (writes its evidence under $OUT, default /tmp/out: ladder.txt, ladder.json)
 # Needs root: it creates IMEX channel nodes 0 and 1 (as gpu/validate-foundation.sh does), and the channel rungs
 # give each worker its own view of /dev/nvidia-caps-imex-channels in a mount namespace (unshare, tmpfs).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU validation for the foundation and the agent probe (issues: check, agents probing each other).
-# Run on the H200 machine from the repository root after `bash ../shared/tools/gpu-bundle.sh` here:
+# Run on the H200 machine from the repository root after `bash gpu/bundle.sh` here:
 #   bash gpu/validate-foundation.sh   (writes its evidence under $OUT, default /tmp/out)
 # Never creates multicast objects; touches no GPU setting. Creates IMEX channel nodes 0 and 1 (as root).
 set -u

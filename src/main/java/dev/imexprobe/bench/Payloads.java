@@ -32,7 +32,7 @@ final class Payloads {
         return FabricHandle.of(b);
     }
 
-    /** The body Prober.push sends (field for field). */
+    /** The body PushExchange sends (field for field). */
     static Map<String, Object> importBody(FabricHandle handle, long size, String gpuUuid, long seed, Long writebackSeed,
                                           String exporterNode) {
         Map<String, Object> body = new LinkedHashMap<>();

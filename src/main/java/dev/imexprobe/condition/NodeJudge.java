@@ -100,8 +100,9 @@ public final class NodeJudge {
         if (passing > 0) {
             String others = failing.isEmpty() ? "" : "; " + failing.size() + " failing pair(s) blame their peer: "
                     + names(failing);
-            return new Verdict(Status.TRUE, REASON_PASSING, clip(passing + " of " + mine.size()
-                    + " pair(s) of this node export and import fabric memory" + others));
+            // No count of passing pairs: a pair failing one round would change the message and cost a patch.
+            return new Verdict(Status.TRUE, REASON_PASSING, clip("this node's GPUs export and import fabric memory "
+                    + "with their peers (" + mine.size() + " pair(s) probed)" + others));
         }
         if (mine.stream().anyMatch(p -> p.state() != PairState.State.UNKNOWN)) {
             return new Verdict(Status.UNKNOWN, REASON_SETTLING, clip("no pair of this node has passed yet and none "

@@ -30,7 +30,15 @@ class NodeJudgeTest {
         NodeJudge.Verdict v = judge.judge(List.of(ok("node-a", "node-b"), ok("node-a", "node-c")), false);
         assertThat(v.status()).isEqualTo(NodeJudge.Status.TRUE);
         assertThat(v.reason()).isEqualTo("ImportsPass");
-        assertThat(v.message()).startsWith("2 of 2 pair(s)");
+        assertThat(v.message()).contains("(2 pair(s) probed)");
+    }
+
+    @Test
+    void aPairFailingOneRoundDoesNotChangeTheTrueMessage() {
+        NodeJudge.Verdict healthy = judge.judge(List.of(ok("node-a", "node-b"), ok("node-a", "node-c")), false);
+        NodeJudge.Verdict blip = judge.judge(List.of(ok("node-a", "node-b"),
+                failed("node-a", "node-c", FindingCode.CREATE_NOT_PERMITTED, "create", 800, 1)), false);
+        assertThat(blip).isEqualTo(healthy);
     }
 
     @Test

@@ -33,7 +33,7 @@ class AgentSignatureTest {
 
     @Test
     void signsTheDocumentedCanonicalString() {
-        // Expected values computed independently (Python hmac/hashlib) from the format in DESIGN.md.
+        // Expected values computed independently (Python hmac/hashlib) from the format in docs/api.md ("Authentication").
         assertThat(agent.sign("POST", PATH, BODY))
                 .isEqualTo("IMEXPROBE-HMAC ts=1750000000,sig=89cNBinMgPmmoklk4dPSkexjWeDMHcrafFqz76bIDRo");
         assertThat(agent.sign("GET", "/probe?target=%5Bfd00%3A%3A1%5D%3A8080", new byte[0]))

@@ -17,7 +17,7 @@ import tools.jackson.databind.json.JsonMapper;
 /** grafana/imexprobe.json: valid, on the ${datasource} variable, naming only metrics the agent exports. */
 class DashboardTest {
 
-    /** The agent's metric names (DESIGN.md) plus Prometheus' up; histograms in their exposition forms. */
+    /** The agent's metric names (docs/metrics.md) plus Prometheus' up; histograms in their exposition forms. */
     static final Set<String> METRICS = Set.of(
             "imexprobe_probes_total", "imexprobe_stage_results_total",
             "imexprobe_stage_duration_seconds_bucket", "imexprobe_stage_duration_seconds_sum",

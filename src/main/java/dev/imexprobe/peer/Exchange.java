@@ -1,0 +1,102 @@
+package dev.imexprobe.peer;
+
+import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.peer.Prober.Peer;
+import dev.imexprobe.peer.Prober.Request;
+import dev.imexprobe.probe.Direction;
+import dev.imexprobe.probe.GpuSelector;
+import dev.imexprobe.probe.LocalAgent;
+import dev.imexprobe.probe.PairResult;
+import dev.imexprobe.probe.ProbeDiagnosis;
+import dev.imexprobe.probe.Stage;
+import dev.imexprobe.probe.StageEngine;
+import dev.imexprobe.probe.StageResult;
+import dev.imexprobe.probe.StageStitch;
+import dev.imexprobe.probe.Verdict;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One exchange with a peer in one direction ({@link PushExchange}, {@link PullExchange}): both halves report
+ * their own stages, stitched here into one sequence in the order of {@link Stage} and judged.
+ */
+abstract sealed class Exchange permits PushExchange, PullExchange {
+
+    final LocalAgent self;
+    final PeerClient client;
+
+    Exchange(LocalAgent self, PeerClient client) {
+        this.self = self;
+        this.client = client;
+    }
+
+    /** Probes one pair this way; {@code confirmation} learns whether the answers came from the expected agent. */
+    abstract PairResult run(Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs, Request request,
+                            Confirmation confirmation);
+
+    /** The size when the request names none: the granularity of this agent's GPU in the pair. */
+    long sizeFor(Request request, int ordinal) {
+        if (request.sizeBytes() != null) {
+            return request.sizeBytes();
+        }
+        for (GpuDevice g : self.gpus()) {
+            if (g.index() == ordinal && g.granularityBytes() > 0) {
+                return g.granularityBytes();
+            }
+        }
+        return 2L << 20; // the H200's granularity; the exporter refuses a size it cannot use
+    }
+
+    /** The pair's result: its stages in order, the peer's finding if the peer failed, else the diagnosis. */
+    static PairResult finish(Direction direction, String sourceNode, GpuSelector.Gpu source, String targetNode,
+                             GpuSelector.Gpu target, StageStitch stitch, Finding peerFinding, long start, Debug debug) {
+        List<StageResult> stages = stitch.list();
+        boolean pass = peerFinding == null && StageEngine.passed(stages);
+        Finding finding = peerFinding != null ? peerFinding
+                : ProbeDiagnosis.diagnose(stages, sourceNode.equals(targetNode), sourceNode, targetNode);
+        for (StageResult r : stages) {
+            debug.say(r.name().label() + " (" + r.name().purpose() + "): " + r.status().label()
+                    + (r.cuResultName() != null ? " " + r.cuResultName() : "") + ", " + r.detail());
+        }
+        return new PairResult(direction, sourceNode, source.uuid(), targetNode, target.uuid(), Verdict.of(pass),
+                seconds(start), finding, stages, debug.lines());
+    }
+
+    static StageResult find(List<StageResult> stages, Stage stage) {
+        return stages.stream().filter(r -> r.name() == stage).findFirst().orElse(null);
+    }
+
+    static long nanos(List<StageResult> stages) {
+        return (long) (stages.stream().mapToDouble(StageResult::durationSeconds).sum() * 1e9);
+    }
+
+    static double seconds(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1e9;
+    }
+
+    static String describe(PeerCall<?> c) {
+        return c.ok() ? "HTTP " + c.httpStatus() + " in " + c.nanos() / 1_000_000.0 + " ms"
+                : c.kind().name().toLowerCase() + ": " + c.detail();
+    }
+
+    /** The explanation kept with debug=true. */
+    static final class Debug {
+        private final List<String> lines;
+
+        Debug(boolean on) {
+            this.lines = on ? new ArrayList<>() : null;
+        }
+
+        void say(String line) {
+            if (lines != null) {
+                lines.add(line);
+            }
+        }
+
+        List<String> lines() {
+            return lines == null ? null : List.copyOf(lines);
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package dev.imexprobe.peer;
+
+import dev.imexprobe.cuda.FabricHandle;
+import dev.imexprobe.finding.FindingCode;
+import dev.imexprobe.peer.Prober.Peer;
+import dev.imexprobe.peer.Prober.Request;
+import dev.imexprobe.probe.Direction;
+import dev.imexprobe.probe.ExportReply;
+import dev.imexprobe.probe.GpuSelector;
+import dev.imexprobe.probe.Importer;
+import dev.imexprobe.probe.LocalAgent;
+import dev.imexprobe.probe.PairResult;
+import dev.imexprobe.probe.Seeds;
+import dev.imexprobe.probe.Stage;
+import dev.imexprobe.probe.StageReply;
+import dev.imexprobe.probe.StageResult;
+import dev.imexprobe.probe.StageStatus;
+import dev.imexprobe.probe.StageStitch;
+import dev.imexprobe.probe.TransferStage;
+import dev.imexprobe.probe.Verdict;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Pull: the target exports (POST /v1/exports), this agent imports, and the target checks the write-back. */
+final class PullExchange extends Exchange {
+
+    private final Importer importer;
+
+    PullExchange(LocalAgent self, Importer importer, PeerClient client) {
+        super(self, client);
+        this.importer = importer;
+    }
+
+    @Override
+    PairResult run(Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs, Request request,
+                   Confirmation confirmation) {
+        long start = System.nanoTime();
+        Debug debug = new Debug(request.debug());
+        long size = sizeFor(request, mine.index());
+        long seed = Seeds.next();
+        Long writebackSeed = request.writeback() ? Seeds.next() : null;
+        StageStitch stitch = new StageStitch();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("gpu", theirs.uuid());
+        body.put("sizeBytes", size);
+        body.put("handleType", "FABRIC");
+        body.put("seed", Long.toString(seed));
+        PeerCall<ExportReply> reply = PeerAnswers.checked(client.postExport(peer.target(), body),
+                PeerAnswers::exporterProblem);
+        debug.say("POST /v1/exports on " + peer.target() + ": " + describe(reply));
+        boolean named = reply.ok() && reply.value().exporter() != null;
+        confirmation.check(named, named && peer.node().equals(reply.value().exporter().node()));
+        if (!reply.ok()) {
+            stitch.add(PeerAnswers.transferFailure(reply));
+            stitch.gap("not run: the exporter could not be asked");
+            return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch,
+                    PeerAnswers.peerFinding(peer.target(), reply), start, debug);
+        }
+        ExportReply export = reply.value();
+        stitch.addAllExcept(export.stages(), Stage.TRANSFER, Stage.IMPORT, Stage.RESERVE, Stage.MAP, Stage.ACCESS,
+                Stage.VERIFY, Stage.WRITEBACK, Stage.RELEASE);
+        if (export.verdict() != Verdict.PASS || export.handle() == null) {
+            stitch.gap("not run: the exporter failed");
+            stitch.add(find(export.stages(), Stage.RELEASE));
+            return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, null, start, debug);
+        }
+        FabricHandle handle;
+        try {
+            handle = FabricHandle.fromBase64(export.handle());
+        } catch (IllegalArgumentException e) {
+            stitch.add(TransferStage.of(StageStatus.FAILED, reply.nanos(), "the exporter sent an unusable handle: "
+                    + e.getMessage()));
+            stitch.gap("not run: no usable handle");
+            stitch.add(remoteRelease(peer, export.id()));
+            return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch,
+                    FindingCode.PEER_ERROR.finding(Map.of("peer", peer.target(), "stage", Stage.TRANSFER.label(),
+                            "detail", "the exporter sent an unusable handle: " + e.getMessage())), start, debug);
+        }
+        stitch.add(TransferStage.of(StageStatus.OK, Math.max(0, reply.nanos() - nanos(export.stages())),
+                "handle received from " + peer.node() + " (" + reply.httpStatus() + ")"));
+        List<StageResult> local = importer.importFabric(handle, size, mine.index(), seed, writebackSeed);
+        stitch.addAllExcept(local, Stage.WRITEBACK, Stage.RELEASE);
+        StageResult write = find(local, Stage.WRITEBACK);
+        StageResult check = null;
+        if (write != null && write.ok()) {
+            PeerCall<StageReply> v = client.verifyExport(peer.target(), export.id(), writebackSeed);
+            debug.say("POST /v1/exports/" + export.id() + "/verify: " + describe(v));
+            check = v.ok() && v.value().stage() != null ? v.value().stage()
+                    : new StageResult(Stage.WRITEBACK, StageStatus.FAILED, null, null, v.nanos() / 1e9,
+                    "the exporter could not be asked to check the write-back: " + v.detail());
+        }
+        stitch.add(StageStitch.mergeWriteback(write, check));
+        stitch.add(StageStitch.mergeRelease(find(local, Stage.RELEASE), remoteRelease(peer, export.id())));
+        return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, null, start, debug);
+    }
+
+    private StageResult remoteRelease(Peer peer, String id) {
+        PeerCall<StageReply> d = client.deleteExport(peer.target(), id);
+        if (d.ok() && d.value().stage() != null) {
+            return d.value().stage();
+        }
+        // Not fatal: the exporter releases it when its TTL runs out.
+        return new StageResult(Stage.RELEASE, StageStatus.FAILED, null, null, d.nanos() / 1e9,
+                "could not ask the exporter to release (" + d.detail() + "); it expires by its TTL");
+    }
+}

@@ -1,0 +1,85 @@
+package dev.imexprobe.peer;
+
+import dev.imexprobe.cuda.FabricHandle;
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.peer.Prober.Peer;
+import dev.imexprobe.peer.Prober.Request;
+import dev.imexprobe.probe.Direction;
+import dev.imexprobe.probe.ExportRegistry;
+import dev.imexprobe.probe.GpuSelector;
+import dev.imexprobe.probe.ImportReply;
+import dev.imexprobe.probe.LocalAgent;
+import dev.imexprobe.probe.PairResult;
+import dev.imexprobe.probe.Seeds;
+import dev.imexprobe.probe.Stage;
+import dev.imexprobe.probe.StageResult;
+import dev.imexprobe.probe.StageStatus;
+import dev.imexprobe.probe.StageStitch;
+import dev.imexprobe.probe.TransferStage;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Push: this agent exports, the target imports (POST /v1/imports), and this agent checks its write-back. */
+final class PushExchange extends Exchange {
+
+    private final ExportRegistry registry;
+
+    PushExchange(LocalAgent self, ExportRegistry registry, PeerClient client) {
+        super(self, client);
+        this.registry = registry;
+    }
+
+    @Override
+    PairResult run(Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs, Request request,
+                   Confirmation confirmation) {
+        long start = System.nanoTime();
+        Debug debug = new Debug(request.debug());
+        long size = sizeFor(request, mine.index());
+        long seed = Seeds.next();
+        Long writebackSeed = request.writeback() ? Seeds.next() : null;
+        StageStitch stitch = new StageStitch();
+        ExportRegistry.Created created = registry.create(mine.index(), size, seed);
+        stitch.addAll(created.stages());
+        debug.say("exported " + size + " bytes on local GPU " + mine.index() + ": " + (created.ok() ? "ok" : "failed"));
+        if (!created.ok()) {
+            stitch.gap("not run: the export failed");
+            return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, null, start, debug);
+        }
+        String id = created.export().id();
+        FabricHandle handle = created.export().session().fabricHandle();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("handle", handle.base64());
+        body.put("handleType", "FABRIC");
+        body.put("sizeBytes", size);
+        body.put("gpu", theirs.uuid());
+        body.put("seed", Long.toString(seed));
+        if (writebackSeed != null) {
+            body.put("writebackSeed", Long.toString(writebackSeed));
+        }
+        body.put("exporterNode", self.node());
+        PeerCall<ImportReply> reply = PeerAnswers.checked(client.postImport(peer.target(), body),
+                PeerAnswers::importerProblem);
+        debug.say("POST /v1/imports on " + peer.target() + ": " + describe(reply));
+        confirmation.check(reply.ok(), reply.ok() && peer.node().equals(reply.value().node()));
+        Finding transferFinding = null;
+        if (!reply.ok()) {
+            stitch.add(PeerAnswers.transferFailure(reply));
+            transferFinding = PeerAnswers.peerFinding(peer.target(), reply);
+            stitch.gap("not run: the handle did not reach the importer");
+            stitch.add(registry.release(id));
+            return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, transferFinding, start, debug);
+        }
+        List<StageResult> remote = reply.value().stages();
+        stitch.add(TransferStage.of(StageStatus.OK, Math.max(0, reply.nanos() - nanos(remote)),
+                "handle sent to " + peer.node() + " (" + reply.httpStatus() + ")"));
+        // Only the importer's own stages count from its answer; create, export and transfer are ours.
+        stitch.addAllExcept(remote, Stage.CREATE, Stage.EXPORT, Stage.TRANSFER, Stage.WRITEBACK, Stage.RELEASE);
+        StageResult remoteWrite = find(remote, Stage.WRITEBACK);
+        StageResult check = remoteWrite != null && remoteWrite.ok() ? registry.verify(id, writebackSeed) : null;
+        stitch.add(StageStitch.mergeWriteback(remoteWrite, check));
+        stitch.add(StageStitch.mergeRelease(find(remote, Stage.RELEASE), registry.release(id)));
+        return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, null, start, debug);
+    }
+}
