@@ -1,6 +1,6 @@
 /*
  * Fake libcuda.so.1: the CUDA driver entry points imexprobe uses, behaving as the real driver 580 / CUDA 13.0
- * was seen to behave on an H200 (DESIGN.md, "Facts measured on an H200 host"), for machines without a GPU.
+ * was seen to behave on an H200 (docs/gpu-validation.md records those runs), for machines without a GPU.
  *
  * Memory is real shared memory: every allocation is a file in FAKECUDA_STATE_DIR (a 64 KiB header, then the
  * data), device pointers are host virtual addresses, cuMemMap maps the file's data MAP_SHARED. So an export
