@@ -15,8 +15,7 @@ import java.util.List;
 @ConfigurationProperties("imexprobe")
 public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers, @DefaultValue Mesh mesh,
                               @DefaultValue Node node, @DefaultValue Exports exports, @DefaultValue Driver driver,
-                              @DefaultValue Probe probe, @DefaultValue Metrics metrics, @DefaultValue Ladder ladder,
-                              @DefaultValue Readiness readiness) {
+                              @DefaultValue Probe probe, @DefaultValue Metrics metrics, @DefaultValue Ladder ladder) {
 
     public AgentProperties {
         auth = auth != null ? auth : new Auth(null, true);
@@ -28,7 +27,6 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
         probe = probe != null ? probe : new Probe(8, Duration.ofSeconds(10), 0, Duration.ofSeconds(30));
         metrics = metrics != null ? metrics : new Metrics(false);
         ladder = ladder != null ? ladder : new Ladder(false);
-        readiness = readiness != null ? readiness : new Readiness(true, true, true);
     }
 
     /**
@@ -158,8 +156,4 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
     public record Ladder(@DefaultValue("false") boolean enabled) {
     }
 
-    /** Which conditions readiness requires. */
-    public record Readiness(@DefaultValue("true") boolean driver, @DefaultValue("true") boolean gpu,
-                            @DefaultValue("true") boolean channel) {
-    }
 }

@@ -107,8 +107,8 @@ public class MeshConfiguration {
     }
 
     @Bean("imexprobe")
-    ReadinessHealth readinessHealth(NodeService node, AgentProperties properties) {
-        return new ReadinessHealth(node, properties.readiness());
+    ReadinessHealth readinessHealth(NodeService node) {
+        return new ReadinessHealth(node);
     }
 
     @Bean("driver")

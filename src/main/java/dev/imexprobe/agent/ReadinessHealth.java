@@ -9,49 +9,39 @@ import org.springframework.boot.health.contributor.Health;
 import java.util.function.Supplier;
 
 /**
- * Ready means this agent can take part in probes: the driver loaded, it sees a GPU, it holds a usable IMEX
- * channel (each requirement can be switched off with imexprobe.readiness.*). Failed probes never make it
- * unready: an agent that reports a broken fabric is doing its job.
+ * Ready means this agent can serve: its configuration bound (a bad value stops it at start) and its server
+ * answers. What it watches never makes it unready: no driver, no GPU, no IMEX channel, a daemon down are
+ * findings, metrics and alerts. An unready monitor would leave the headless Service, its peers would stop probing
+ * it and Prometheus would stop scraping it, so the very node that is broken would vanish. This component is UP
+ * and shows, as details, what the node report says (GET /v1/node has the findings).
  */
 public class ReadinessHealth extends AbstractHealthIndicator {
 
     private final Supplier<NodeReport> node;
-    private final AgentProperties.Readiness require;
 
-    public ReadinessHealth(NodeService node, AgentProperties.Readiness require) {
-        this(node::report, require);
+    public ReadinessHealth(NodeService node) {
+        this(node::report);
     }
 
     /** For tests: any source of node reports. */
-    ReadinessHealth(Supplier<NodeReport> node, AgentProperties.Readiness require) {
+    ReadinessHealth(Supplier<NodeReport> node) {
         super("imexprobe readiness check failed");
         this.node = node;
-        this.require = require;
     }
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        NodeReport r = node.get();
-        boolean driver = r.driver().loaded();
-        boolean gpu = !r.gpus().isEmpty();
-        boolean channel = r.usableChannels() > 0;
-        builder.withDetail("driver", driver).withDetail("gpus", r.gpus().size())
-                .withDetail("usableChannels", r.usableChannels()).withDetail("fake", r.fake());
-        StringBuilder why = new StringBuilder();
-        if (require.driver() && !driver) {
-            why.append("no usable NVIDIA driver library; ");
+        builder.up();
+        NodeReport r;
+        try {
+            r = node.get();
+        } catch (RuntimeException e) {
+            // Still serving: peers and Prometheus must keep reaching an agent whose node cannot be inspected.
+            builder.withDetail("nodeReport", "not available: " + e.getMessage() + " (see GET /v1/node)");
+            return;
         }
-        if (require.gpu() && !gpu) {
-            why.append("no GPU visible; ");
-        }
-        if (require.channel() && !channel) {
-            why.append("no usable IMEX channel; ");
-        }
-        if (why.isEmpty()) {
-            builder.up();
-        } else {
-            builder.down().withDetail("reason", why.substring(0, why.length() - 2)
-                    + " (see GET /v1/node; imexprobe.readiness.* relaxes these)");
-        }
+        builder.withDetail("driver", r.driver().loaded()).withDetail("gpus", r.gpus().size())
+                .withDetail("usableChannels", r.usableChannels()).withDetail("fake", r.fake())
+                .withDetail("findings", r.findings().stream().map(f -> f.code()).toList());
     }
 }

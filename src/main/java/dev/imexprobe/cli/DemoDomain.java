@@ -69,8 +69,6 @@ final class DemoDomain {
                 env.put("IMEXPROBE_AUTH_TOKEN", token);
                 env.put("IMEXPROBE_PEERS_STATIC", String.join(",", all));
                 env.put("IMEXPROBE_MESH_INTERVAL", o.interval().toMillis() + "ms");
-                // The channel-less agent is the point of the demo: keep it in the domain, not unready.
-                env.put("IMEXPROBE_READINESS_CHANNEL", "false");
                 agents.add(new DemoAgent(node, g, o.port() + index, Map.copyOf(env)));
             }
         }

@@ -56,6 +56,32 @@ public final class NativeLibrary {
     }
 
     /**
+     * Writes {@code content} to {@code target} unless the file there already has the same SHA-256: a file of the
+     * right size but other bytes (a torn copy, an edit, another build) is replaced, never loaded.
+     *
+     * @return whether the file was written
+     */
+    static boolean place(Path target, byte[] content) throws IOException, NoSuchAlgorithmException {
+        if (Files.isRegularFile(target) && Files.size(target) == content.length
+                && MessageDigest.isEqual(sha256(Files.readAllBytes(target)), sha256(content))) {
+            return false;
+        }
+        // Write beside, then rename: another agent may be loading the same file right now.
+        Path tmp = Files.createTempFile(target.getParent(), target.getFileName().toString(), ".part");
+        Files.write(tmp, content);
+        try {
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException | FileAlreadyExistsException e) {
+            Files.deleteIfExists(tmp);
+        }
+        return true;
+    }
+
+    private static byte[] sha256(byte[] bytes) throws NoSuchAlgorithmException {
+        return MessageDigest.getInstance("SHA-256").digest(bytes);
+    }
+
+    /**
      * A folder holding the named resources of /native/&lt;folder&gt;/: the class path folder itself when the
      * resources are plain files (a build tree), else one copy per content under java.io.tmpdir.
      */
@@ -87,18 +113,7 @@ public final class NativeLibrary {
             Path dir = Path.of(System.getProperty("java.io.tmpdir"), "imexprobe-native-" + id);
             Files.createDirectories(dir);
             for (int i = 0; i < names.size(); i++) {
-                Path target = dir.resolve(names.get(i));
-                if (Files.exists(target) && Files.size(target) == contents[i].length) {
-                    continue;
-                }
-                // Write beside, then rename: another agent may be loading the same file right now.
-                Path tmp = Files.createTempFile(dir, names.get(i), ".part");
-                Files.write(tmp, contents[i]);
-                try {
-                    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                } catch (AtomicMoveNotSupportedException | FileAlreadyExistsException e) {
-                    Files.deleteIfExists(tmp);
-                }
+                place(dir.resolve(names.get(i)), contents[i]);
             }
             return dir;
         } catch (IOException e) {

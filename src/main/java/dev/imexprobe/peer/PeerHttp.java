@@ -3,7 +3,9 @@ package dev.imexprobe.peer;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -14,6 +16,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One HTTP/1.1 exchange with a peer agent, on the calling thread, over a plain {@link Socket} with a keep-alive
@@ -24,9 +30,9 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  * reading the remaining bytes, so a peer trickling its body one byte at a time held callers for 10–52 s against a
  * 1–2 s timeout (PeerHttpTest shows the case).
  *
- * <p>The deadline covers the whole exchange — connect, request, headers and body. It is enforced here, not by a
- * watchdog: before every blocking read the socket's timeout is set to what is left of the deadline, so no read
- * can outlast it, however the bytes trickle.
+ * <p>The deadline covers the whole exchange — name lookup, connect, request, headers and body. It is enforced
+ * here, not by a watchdog: before every blocking read the socket's timeout is set to what is left of the deadline,
+ * so no read can outlast it, however the bytes trickle.
  */
 public final class PeerHttp implements AutoCloseable {
 
@@ -66,7 +72,19 @@ public final class PeerHttp implements AutoCloseable {
     private final Map<String, ConcurrentLinkedDeque<Connection>> idle = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
+    /** Names to addresses; the JDK's resolver, or a slow one in a test. */
+    interface Resolver {
+        InetAddress resolve(String host) throws IOException;
+    }
+
+    private final Resolver resolver;
+
     public PeerHttp(Duration connectTimeout, Duration timeout, int maxReply) {
+        this(connectTimeout, timeout, maxReply, InetAddress::getByName);
+    }
+
+    PeerHttp(Duration connectTimeout, Duration timeout, int maxReply, Resolver resolver) {
+        this.resolver = resolver;
         if (timeout.isNegative() || timeout.isZero() || connectTimeout.isNegative() || connectTimeout.isZero()) {
             throw new IllegalArgumentException("peer timeouts must be positive: connect " + connectTimeout
                     + ", answer " + timeout);
@@ -184,11 +202,12 @@ public final class PeerHttp implements AutoCloseable {
     }
 
     private Connection connect(URI uri, String target, long deadline) throws IOException {
+        InetAddress address = address(uri.getHost(), target, deadline);
         long left = remainingMillis(deadline);
         Socket s = new Socket();
         try {
             s.setTcpNoDelay(true);
-            s.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), (int) Math.min(connectMillis, left));
+            s.connect(new InetSocketAddress(address, uri.getPort()), (int) Math.min(connectMillis, left));
             return new Connection(s);
         } catch (SocketTimeoutException e) {
             s.close();
@@ -196,6 +215,39 @@ public final class PeerHttp implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             s.close();
             throw e;
+        }
+    }
+
+    /**
+     * The peer's address. An IP literal needs no lookup; a name is resolved on a virtual thread that the call waits
+     * for no longer than the connect timeout and the deadline allow, since the system resolver has no timeout of its
+     * own (a slow DNS server, a long search list) and would otherwise hold the call past its deadline.
+     */
+    private InetAddress address(String host, String target, long deadline) throws IOException {
+        String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        try {
+            return InetAddress.ofLiteral(bare);
+        } catch (IllegalArgumentException notLiteral) {
+            // a name: looked up below
+        }
+        FutureTask<InetAddress> lookup = new FutureTask<>(() -> resolver.resolve(bare));
+        Thread.ofVirtual().name("peer-resolve").start(lookup);
+        long wait = Math.min(connectMillis, remainingMillis(deadline));
+        try {
+            return lookup.get(wait, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            lookup.cancel(true);
+            throw new ConnectTimeout("resolving " + bare + " for " + target + " took longer than " + wait
+                    + " ms; check the DNS server this agent uses, or give peers as IP addresses");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException("resolving " + bare + ": " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            lookup.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while resolving " + bare);
         }
     }
 

@@ -18,11 +18,10 @@ class AgentPropertiesTest {
 
     @Test
     void theDefaultsAreValid() {
-        AgentProperties p = new AgentProperties(null, null, null, null, null, null, null, null, null, null);
+        AgentProperties p = new AgentProperties(null, null, null, null, null, null, null, null, null);
 
         assertThat(p.mesh().interval()).isEqualTo(Duration.ofSeconds(30));
         assertThat(p.mesh().maxbackoff()).isEqualTo(Duration.ofSeconds(300));
-        assertThat(p.readiness()).isEqualTo(new AgentProperties.Readiness(true, true, true));
         assertThat(p.auth().required()).isTrue();
     }
 

@@ -312,6 +312,39 @@ class PeerHttpTest {
     }
 
     @Test
+    void aNameIsLookedUpAndAnIpLiteralIsNot() throws IOException {
+        answer = (request, out) -> write(out, reply(200, "{}"));
+        List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (PeerHttp named = new PeerHttp(Duration.ofSeconds(2), TIMEOUT, CAP, host -> {
+            asked.add(host);
+            return InetAddress.getLoopbackAddress();
+        })) {
+            assertThat(named.exchange("peer-" + random.nextInt(1000) + ".example:" + server.getLocalPort(), "GET",
+                    "/v1/node", null, Map.of()).status()).isEqualTo(200);
+            assertThat(named.exchange(target(), "GET", "/v1/node", null, Map.of()).status()).isEqualTo(200);
+        }
+        assertThat(asked).hasSize(1).allMatch(h -> h.matches("peer-[0-9]+\\.example"));
+    }
+
+    /** The system resolver has no timeout of its own: a name that takes long to resolve is cut at the deadline. */
+    @Test
+    void aNameThatResolvesSlowlyIsCutAtTheDeadline() {
+        long budget = 200 + random.nextInt(400);
+        try (PeerHttp named = new PeerHttp(Duration.ofSeconds(5), TIMEOUT, CAP, host -> {
+            sleep(TIMEOUT.toMillis() * 10);
+            return InetAddress.getLoopbackAddress();
+        })) {
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> named.exchange("slow-dns.example:" + server.getLocalPort(), "GET", "/v1/node",
+                    null, Map.of(), start + budget * 1_000_000))
+                    .isInstanceOf(PeerHttp.ConnectTimeout.class).hasMessageContaining("resolving slow-dns.example");
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertThat(ms).isBetween(budget - 5, budget + 300);
+        }
+        assertThat(connections.get()).isZero();
+    }
+
+    @Test
     void nothingListeningIsAConnectionError() throws IOException {
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

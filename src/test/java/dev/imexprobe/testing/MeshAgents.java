@@ -259,7 +259,7 @@ public final class MeshAgents implements AutoCloseable {
             return process != null && process.isAlive();
         }
 
-        /** Waits until liveness answers UP (readiness may be DOWN: no driver, no channel). */
+        /** Waits until liveness answers UP. */
         public Agent awaitLive() {
             return await("/actuator/health/liveness");
         }

@@ -223,12 +223,26 @@ class AgentApiIT {
     }
 
     @Test
-    void aSignedBodyOverTheLimitIsRefusedAfterReadingNoMoreThanTheLimit() {
+    void aSignedBodyOverTheLimitIsRefused() {
         String big = "{\"handle\":\"" + "A".repeat(20_000) + "\"}";
         String auth = new AgentSignature(AgentProcess.TOKEN, Clock.systemUTC()).sign("POST", "/v1/imports",
                 big.getBytes(StandardCharsets.UTF_8));
         AgentProcess.Reply r = withoutDriverCall(() -> send("POST", "/v1/imports", big, auth));
         assertProblem(r, 401, "unauthorized", "request body larger than 16384 bytes");
+    }
+
+    @Test
+    void aSignedBodyIsReadNoFurtherThanOneByteOverTheLimit() throws IOException {
+        // 1 GiB announced, exactly 16,385 bytes sent, then the client waits: a server that read on for the rest
+        // would never answer (rawRequest fails after 20 s); one that stops at limit + 1 answers at once.
+        String sent = "{\"handle\":\"" + "A".repeat(16_385 - 13) + "\"}";
+        assertThat(sent.getBytes(StandardCharsets.UTF_8)).hasSize(16_385);
+        String auth = new AgentSignature(AgentProcess.TOKEN, Clock.systemUTC()).sign("POST", "/v1/imports",
+                sent.getBytes(StandardCharsets.UTF_8));
+        String response = rawRequest("POST /v1/imports HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Authorization: " + auth + "\r\nContent-Length: 1073741824\r\n\r\n" + sent);
+        assertThat(response).startsWith("HTTP/1.1 401").contains("urn:imexprobe:problem:unauthorized")
+                .contains("larger than 16384 bytes");
     }
 
     /** Sends raw bytes and reads what comes back within 20 s (a server waiting for the rest of the body: none). */
