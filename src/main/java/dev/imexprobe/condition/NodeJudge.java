@@ -119,7 +119,7 @@ public final class NodeJudge {
             return new Verdict(Status.TRUE, REASON_PASSING, clip("this node's GPUs export and import fabric memory "
                     + "with their peers (" + mine.size() + " pair(s) probed)" + others));
         }
-        if (mine.stream().anyMatch(p -> p.state() != PairState.State.UNKNOWN)) {
+        if (mine.stream().anyMatch(p -> p.state() == PairState.State.OK || p.state() == PairState.State.FAILED)) {
             return new Verdict(Status.UNKNOWN, REASON_SETTLING, clip("no pair of this node has passed yet and none "
                     + "has failed " + rounds + " rounds in a row: " + names(mine)));
         }
