@@ -10,6 +10,8 @@
 #   --out      the figures file (default bench/results/<hostname>-<date>.json, git-ignored)
 #   --java     the Java 25 runtime (default $JAVA_HOME/bin/java, else java on the PATH); a JRE is enough
 #   --jar      the agent's jar (default target/imexprobe.jar)
+#   --bench-jar the benchmark's own jar (default imexprobe-bench.jar beside --jar), run on the agent's jar's
+#              class path: the product jar holds no benchmark class
 #   --driver   auto (default): the real libcuda.so.1 when the dynamic linker or a usual driver folder has it, else
 #              the fake driver (target/native/fake, or the copy inside the jar)
 #   --keep     keep the work folder (agent logs, the driver floor's JSON) and print where it is
@@ -30,13 +32,14 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
-quick=0; out=""; java=""; jar=""; driver=auto; keep=0; sections=""; copy_sizes=""; scale_rounds=""; compare=(); agent_jvm_given=""; agent_env=""; aot=""
+quick=0; out=""; java=""; jar=""; bench_jar=""; driver=auto; keep=0; sections=""; copy_sizes=""; scale_rounds=""; compare=(); agent_jvm_given=""; agent_env=""; aot=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
     --out) out=$2; shift ;;
     --java) java=$2; shift ;;
     --jar) jar=$2; shift ;;
+    --bench-jar) bench_jar=$2; shift ;;
     --driver) driver=$2; shift ;;
     --keep) keep=1 ;;
     --sections) sections=$2; shift ;;
@@ -49,7 +52,7 @@ while [ $# -gt 0 ]; do
     --agent-env) agent_env=$2; shift ;;
     --aot) aot=1 ;;
     --no-aot) aot=0 ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown option '$1' (--help)" >&2; exit 64 ;;
   esac
   shift
@@ -64,6 +67,9 @@ spec=$("$java" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.speci
 jar=${jar:-$root/target/imexprobe.jar}
 [ -f "$jar" ] || { echo "bench: no $jar (build it: ./mvnw -B package -DskipTests)" >&2; exit 2; }
 jar=$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")
+bench_jar=${bench_jar:-$(dirname "$jar")/imexprobe-bench.jar}
+[ -f "$bench_jar" ] || { echo "bench: no $bench_jar, the benchmark's jar (build it: ./mvnw -B package -DskipTests; on a GPU host bash gpu/bundle.sh packs it)" >&2; exit 2; }
+bench_jar=$(cd "$(dirname "$bench_jar")" && pwd)/$(basename "$bench_jar")
 command -v gcc >/dev/null || { echo "bench: gcc is needed to build the driver floor (bench/driver_floor.c)" >&2; exit 2; }
 out=${out:-$here/results/$(hostname)-$(date +%Y%m%d-%H%M%S).json}
 mkdir -p "$(dirname "$out")"
@@ -166,6 +172,7 @@ args=(--jar "$agent_jar" --java "$java" --work "$work" --driver-floor "$work/flo
 [ -n "$scale_rounds" ] && args+=(--scale-rounds "$scale_rounds")
 [ ${#compare[@]} -gt 0 ] && args+=("${compare[@]}")
 [ -n "$agent_env" ] && args+=(--agent-env "$agent_env")
-"$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Dloader.main=dev.imexprobe.bench.Bench -cp "$jar" \
+"$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Dloader.path="$bench_jar" \
+  -Dloader.main=dev.imexprobe.bench.Bench -cp "$jar" \
   org.springframework.boot.loader.launch.PropertiesLauncher "${args[@]}"
 [ -z "$floor_pid" ] || wait "$floor_pid"

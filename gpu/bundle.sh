@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Packs what a GPU host without a JDK needs to run imexprobe: a trimmed Java 25 runtime (tar.xz) and the fat jar,
+# Packs what a GPU host without a JDK needs to run imexprobe: a trimmed Java 25 runtime (tar.xz), the fat jar and
+# the benchmark's jar (imexprobe-bench.jar, which bench/run.sh finds beside the fat jar),
 # into ./.gpu-bundle/ of the project (git-ignored). On the GPU host:  bash .gpu-bundle/unpack.sh
 # then run:  /tmp/imexprobe-jre/bin/java --enable-native-access=ALL-UNNAMED -jar .gpu-bundle/imexprobe.jar check
 # Usage (from the project root, after ./mvnw -B package):  bash gpu/bundle.sh
@@ -10,6 +11,8 @@ jdk=${JDK25:-$(ls -d /usr/lib/jvm/*-25-* 2>/dev/null | head -n 1)}
 [ -x "$jdk/bin/jlink" ] || { echo "no JDK 25 with jlink found (set JDK25)"; exit 2; }
 jar=target/imexprobe.jar
 [ -f "$jar" ] || { echo "no $jar: build first (./mvnw -B package)"; exit 2; }
+bench_jar=target/imexprobe-bench.jar
+[ -f "$bench_jar" ] || { echo "no $bench_jar: build first (./mvnw -B package)"; exit 2; }
 out=${GPU_BUNDLE:-.gpu-bundle}
 
 rm -rf "$out" && mkdir -p "$out"
@@ -20,6 +23,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
   --strip-debug --no-header-files --no-man-pages --output "$tmp/imexprobe-jre"
 tar -C "$tmp" -cJf "$out/jre.tar.xz" imexprobe-jre
 cp "$jar" "$out/imexprobe.jar"
+cp "$bench_jar" "$out/imexprobe-bench.jar"
 cat > "$out/unpack.sh" <<'UNPACK'
 #!/usr/bin/env bash
 # Unpacks the runtime next to /tmp and prints the java to use.

@@ -14,6 +14,7 @@
  * blocks only its caller.
  */
 #include "cuda_abi.h"
+#include "entry_points.h"
 #include "fake_common.h"
 
 #include <dirent.h>
@@ -1133,50 +1134,15 @@ static CUresult get_proc_address(const char *symbol, void **pfn, int cudaVersion
                                  CUdriverProcAddressQueryResult *symbolStatus);
 static CUresult get_proc_address_v1(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 
-/* Base name, function, and the CUDA version that introduced the ABI we implement (as the loader asks). */
-#define PROC(name, since) {#name, (void *)name, since}
+/* Base name, function, and the CUDA version that introduced the ABI we implement: the loader's own list. */
+#define PROC(name, since, need) {#name, (void *)name, since},
 static const struct {
     const char *name;
     void *fn;
     int since;
 } procs[] = {
-    PROC(cuInit, 2000),
-    PROC(cuDriverGetVersion, 2020),
-    PROC(cuGetErrorName, 6000),
-    PROC(cuGetErrorString, 6000),
-    PROC(cuDeviceGetCount, 2000),
-    PROC(cuDeviceGet, 2000),
-    PROC(cuDeviceGetName, 2000),
-    PROC(cuDeviceGetUuid, 11040),
-    /* 4010, not 4000: the H200 driver answered VERSION_NOT_SUFFICIENT for 4000 (docs/gpu-validation.md). */
-    PROC(cuDeviceGetPCIBusId, 4010),
-    PROC(cuDeviceGetAttribute, 2000),
-    PROC(cuDevicePrimaryCtxRetain, 7000),
-    PROC(cuDevicePrimaryCtxRelease, 11000),
-    PROC(cuCtxSetCurrent, 4000),
-    PROC(cuCtxSynchronize, 2000),
-    PROC(cuMemGetInfo, 3020),
-    PROC(cuMemGetAllocationGranularity, 10020),
-    PROC(cuMemCreate, 10020),
-    PROC(cuMemRelease, 10020),
-    PROC(cuMemExportToShareableHandle, 10020),
-    PROC(cuMemImportFromShareableHandle, 10020),
-    PROC(cuMemAddressReserve, 10020),
-    PROC(cuMemAddressFree, 10020),
-    PROC(cuMemMap, 10020),
-    PROC(cuMemUnmap, 10020),
-    PROC(cuMemSetAccess, 10020),
-    PROC(cuMemcpyHtoD, 3020),
-    PROC(cuMemcpyDtoH, 3020),
-    PROC(cuMemcpyDtoDAsync, 3020),
-    PROC(cuStreamCreate, 2000),
-    PROC(cuStreamDestroy, 4000),
-    PROC(cuStreamSynchronize, 2000),
-    PROC(cuEventCreate, 2000),
-    PROC(cuEventDestroy, 4000),
-    PROC(cuEventRecord, 2000),
-    PROC(cuEventSynchronize, 2000),
-    PROC(cuEventElapsedTime, 2000),
+    /* cuDeviceGetPCIBusId at 4010, not 4000: the H200 driver answered VERSION_NOT_SUFFICIENT for 4000. */
+    CUDA_ENTRY_POINTS(PROC)
 };
 #undef PROC
 

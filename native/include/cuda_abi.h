@@ -141,52 +141,7 @@ typedef struct CUmemAccessDesc_st {
 _Static_assert(sizeof(CUmemFabricHandle) == 64, "a fabric handle is 64 bytes on the wire");
 _Static_assert(sizeof(CUuuid) == 16, "CUuuid is 16 bytes");
 
-/* Function types, one per entry point, named after the symbol cuGetProcAddress resolves. */
-typedef CUresult (*PFN_cuGetProcAddress_v2)(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
-                                            CUdriverProcAddressQueryResult *symbolStatus);
-typedef CUresult (*PFN_cuGetProcAddress_v1)(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
-typedef CUresult (*PFN_cuInit)(unsigned int flags);
-typedef CUresult (*PFN_cuDriverGetVersion)(int *version);
-typedef CUresult (*PFN_cuGetErrorName)(CUresult error, const char **name);
-typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **text);
-typedef CUresult (*PFN_cuDeviceGetCount)(int *count);
-typedef CUresult (*PFN_cuDeviceGet)(CUdevice *device, int ordinal);
-typedef CUresult (*PFN_cuDeviceGetName)(char *name, int len, CUdevice dev);
-typedef CUresult (*PFN_cuDeviceGetUuid)(CUuuid *uuid, CUdevice dev);
-typedef CUresult (*PFN_cuDeviceGetPCIBusId)(char *pciBusId, int len, CUdevice dev);
-typedef CUresult (*PFN_cuDeviceGetAttribute)(int *pi, CUdevice_attribute attrib, CUdevice dev);
-typedef CUresult (*PFN_cuDevicePrimaryCtxRetain)(CUcontext *pctx, CUdevice dev);
-typedef CUresult (*PFN_cuDevicePrimaryCtxRelease)(CUdevice dev);
-typedef CUresult (*PFN_cuCtxSetCurrent)(CUcontext ctx);
-typedef CUresult (*PFN_cuCtxSynchronize)(void);
-typedef CUresult (*PFN_cuMemGetInfo)(size_t *free, size_t *total);
-typedef CUresult (*PFN_cuMemGetAllocationGranularity)(size_t *granularity, const CUmemAllocationProp *prop,
-                                                      CUmemAllocationGranularity_flags option);
-typedef CUresult (*PFN_cuMemCreate)(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
-                                    unsigned long long flags);
-typedef CUresult (*PFN_cuMemRelease)(CUmemGenericAllocationHandle handle);
-typedef CUresult (*PFN_cuMemExportToShareableHandle)(void *shareableHandle, CUmemGenericAllocationHandle handle,
-                                                     CUmemAllocationHandleType handleType, unsigned long long flags);
-typedef CUresult (*PFN_cuMemImportFromShareableHandle)(CUmemGenericAllocationHandle *handle, void *osHandle,
-                                                       CUmemAllocationHandleType shHandleType);
-typedef CUresult (*PFN_cuMemAddressReserve)(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
-                                            unsigned long long flags);
-typedef CUresult (*PFN_cuMemAddressFree)(CUdeviceptr ptr, size_t size);
-typedef CUresult (*PFN_cuMemMap)(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
-                                 unsigned long long flags);
-typedef CUresult (*PFN_cuMemUnmap)(CUdeviceptr ptr, size_t size);
-typedef CUresult (*PFN_cuMemSetAccess)(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count);
-typedef CUresult (*PFN_cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
-typedef CUresult (*PFN_cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
-typedef CUresult (*PFN_cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
-typedef CUresult (*PFN_cuStreamCreate)(CUstream *stream, unsigned int flags);
-typedef CUresult (*PFN_cuStreamDestroy)(CUstream stream);
-typedef CUresult (*PFN_cuStreamSynchronize)(CUstream stream);
-typedef CUresult (*PFN_cuEventCreate)(CUevent *event, unsigned int flags);
-typedef CUresult (*PFN_cuEventDestroy)(CUevent event);
-typedef CUresult (*PFN_cuEventRecord)(CUevent event, CUstream stream);
-typedef CUresult (*PFN_cuEventSynchronize)(CUevent event);
-typedef CUresult (*PFN_cuEventElapsedTime)(float *ms, CUevent start, CUevent end);
+#include "cuda_pfn.h"
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /*
- * Opens libcuda and NVML once and resolves the entry point list of loader.h. Nothing is linked at build
+ * Opens libcuda and NVML once and resolves the entry point list of include/entry_points.h. Nothing is linked at build
  * time, so the agent starts (and says why it cannot probe) on a machine without any NVIDIA library.
  */
 #include "loader.h"

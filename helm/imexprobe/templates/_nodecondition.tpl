@@ -13,6 +13,11 @@ Call with the root context.
   value: {{ $c.heartbeat | quote }}
 - name: IMEXPROBE_NODECONDITION_EVENTNAMESPACE
   value: {{ $c.eventNamespace | quote }}
+{{- if eq .Values.imex.channel.mode "none" }}
+# No channel by configuration: Unknown on this node, not False.
+- name: IMEXPROBE_NODECONDITION_CHANNELEXPECTED
+  value: "false"
+{{- end }}
 {{- if eq .Values.mode "perGpu" }}
 # Several agents share a node: only the StatefulSet's pod 0 writes its condition.
 - name: IMEXPROBE_NODECONDITION_ORDINAL

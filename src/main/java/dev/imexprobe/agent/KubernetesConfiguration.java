@@ -7,6 +7,7 @@ import dev.imexprobe.condition.NodeJudge;
 import dev.imexprobe.kubernetes.KubernetesApi;
 import dev.imexprobe.mesh.MeshState;
 import dev.imexprobe.metrics.ImexprobeMetrics;
+import dev.imexprobe.node.NodeService;
 
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -35,7 +36,8 @@ public class KubernetesConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnProperty(name = "imexprobe.node-condition.enabled", havingValue = "true")
     NodeConditionService nodeConditionService(NodeConditionProperties p, AgentProperties properties,
-                                              KubernetesApi api, MeshState state, ImexprobeMetrics metrics) {
+                                              KubernetesApi api, MeshState state, ImexprobeMetrics metrics,
+                                              NodeService nodeService) {
         String node = properties.node().name();
         if (node == null || node.isBlank()) {
             throw new IllegalArgumentException("imexprobe.node-condition.enabled is true but IMEXPROBE_NODE_NAME "
@@ -50,7 +52,8 @@ public class KubernetesConfiguration {
                 metrics::nodeConditionWrite, clock);
         // Observer mode is not in this build yet: the condition is Unknown only when nothing was probed.
         return new NodeConditionService(new NodeJudge(node, p.rounds()), state::snapshot, state::lastCycle,
-                () -> false, writer, p.interval() != null ? p.interval() : properties.mesh().interval());
+                () -> false, () -> !p.channelExpected() && nodeService.report().usableChannels() == 0, writer,
+                p.interval() != null ? p.interval() : properties.mesh().interval());
     }
 
     @Bean

@@ -16,6 +16,8 @@ import java.time.Duration;
  * @param eventNamespace where Node Events are created ({@code default}, as the kubelet's)
  * @param eventBurst     Events sent at once before the rate limit
  * @param eventRefill    one more Event allowed per this much time
+ * @param channelExpected false when the agent is deliberately given no IMEX channel (the chart's
+ *                       {@code imex.channel.mode=none}): then no channel means Unknown, not False
  * @param ordinal        per-GPU mode: only the StatefulSet pod with this ordinal (its name, HOSTNAME, ends in
  *                       {@code -N}) writes, so that a node's several agents do not flap its one condition; -1: every
  *                       agent writes (one agent per node)
@@ -25,7 +27,8 @@ public record NodeConditionProperties(@DefaultValue("false") boolean enabled, @D
                                       @DefaultValue("5m") Duration heartbeat, Duration interval,
                                       @DefaultValue("default") String eventNamespace,
                                       @DefaultValue("5") int eventBurst, @DefaultValue("1m") Duration eventRefill,
-                                      @DefaultValue("-1") int ordinal) {
+                                      @DefaultValue("-1") int ordinal,
+                                      @DefaultValue("true") boolean channelExpected) {
 
     public NodeConditionProperties {
         heartbeat = heartbeat == null ? Duration.ofMinutes(5) : heartbeat;

@@ -27,6 +27,7 @@ public final class NodeConditionService implements AutoCloseable {
     private final Supplier<List<PairState>> pairs;
     private final Supplier<Instant> lastRound;
     private final BooleanSupplier observer;
+    private final BooleanSupplier noChannelByConfiguration;
     private final NodeConditionWriter writer;
     private final Duration interval;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -36,7 +37,9 @@ public final class NodeConditionService implements AutoCloseable {
     });
 
     public NodeConditionService(NodeJudge judge, Supplier<List<PairState>> pairs, Supplier<Instant> lastRound,
-                                BooleanSupplier observer, NodeConditionWriter writer, Duration interval) {
+                                BooleanSupplier observer, BooleanSupplier noChannelByConfiguration,
+                                NodeConditionWriter writer, Duration interval) {
+        this.noChannelByConfiguration = noChannelByConfiguration;
         this.judge = judge;
         this.pairs = pairs;
         this.lastRound = lastRound;
@@ -56,7 +59,7 @@ public final class NodeConditionService implements AutoCloseable {
             if (!observing && lastRound.get() == null) {
                 return;
             }
-            writer.offer(judge.judge(pairs.get(), observing));
+            writer.offer(judge.judge(pairs.get(), observing, noChannelByConfiguration.getAsBoolean()));
         } catch (RuntimeException e) {
             log.warn("node condition not updated this round: {}", e.toString(), e);
         }

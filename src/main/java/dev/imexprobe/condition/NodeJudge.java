@@ -26,7 +26,8 @@ import java.util.TreeSet;
  *       the message names the failing pairs and the finding's remedy.</li>
  *   <li>{@code True} when at least one pair passed and no failing pair blames this node: a peer whose imports
  *       fail is that peer's problem and shows on that peer's node.</li>
- *   <li>{@code Unknown} when nothing was probed: observer mode, no peers, no result yet.</li>
+ *   <li>{@code Unknown} when nothing was probed: observer mode, no channel by configuration (the agent was told
+ *       none is expected and it has none), no peers, no result yet.</li>
  * </ul>
  */
 public final class NodeJudge {
@@ -37,6 +38,7 @@ public final class NodeJudge {
     public static final String REASON_NOTHING_PROBED = "NothingProbed";
     public static final String REASON_OBSERVER = "ObserverMode";
     public static final String REASON_SETTLING = "NotYetJudged";
+    public static final String REASON_NO_CHANNEL = "NoChannelConfigured";
 
     /** Kubernetes does not bound a condition's message, but kubectl describe and events do: stay readable. */
     static final int MAX_MESSAGE = 1024;
@@ -81,9 +83,22 @@ public final class NodeJudge {
     }
 
     public Verdict judge(List<PairState> all, boolean observer) {
+        return judge(all, observer, false);
+    }
+
+    /**
+     * @param noChannelByConfiguration this agent has no usable IMEX channel and was told none is expected
+     *                                 ({@code imexprobe.node-condition.channel-expected=false})
+     */
+    public Verdict judge(List<PairState> all, boolean observer, boolean noChannelByConfiguration) {
         if (observer) {
             return new Verdict(Status.UNKNOWN, REASON_OBSERVER, "this agent runs in observer mode and probes "
                     + "nothing; the condition says nothing about the fabric");
+        }
+        if (noChannelByConfiguration) {
+            return new Verdict(Status.UNKNOWN, REASON_NO_CHANNEL, "this agent has no IMEX channel and none is "
+                    + "configured (imexprobe.node-condition.channel-expected=false; the chart's imex.channel.mode=none): "
+                    + "fabric exports cannot be tested here; give the agent a channel to judge this node");
         }
         List<PairState> mine = all.stream()
                 .filter(p -> node.equals(p.sourceNode()) || node.equals(p.targetNode())).toList();
@@ -104,7 +119,7 @@ public final class NodeJudge {
             return new Verdict(Status.TRUE, REASON_PASSING, clip("this node's GPUs export and import fabric memory "
                     + "with their peers (" + mine.size() + " pair(s) probed)" + others));
         }
-        if (mine.stream().anyMatch(p -> p.state() != PairState.State.UNKNOWN)) {
+        if (mine.stream().anyMatch(p -> p.state() == PairState.State.OK || p.state() == PairState.State.FAILED)) {
             return new Verdict(Status.UNKNOWN, REASON_SETTLING, clip("no pair of this node has passed yet and none "
                     + "has failed " + rounds + " rounds in a row: " + names(mine)));
         }

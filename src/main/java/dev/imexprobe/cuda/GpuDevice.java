@@ -14,7 +14,20 @@ import java.util.Map;
  */
 public record GpuDevice(int index, String uuid, String name, String pciBusId, Map<String, Object> attributes,
                         long granularityBytes, FabricInfo fabric, NvmlReturn fabricResult, Long memoryFreeBytes,
-                        Long memoryTotalBytes) {
+                        Long memoryTotalBytes, String imexDomain) {
+
+    /** As the inventory sees it: the IMEX domain is the node's to say ({@link #withImexDomain}). */
+    public GpuDevice(int index, String uuid, String name, String pciBusId, Map<String, Object> attributes,
+                     long granularityBytes, FabricInfo fabric, NvmlReturn fabricResult, Long memoryFreeBytes,
+                     Long memoryTotalBytes) {
+        this(index, uuid, name, pciBusId, attributes, granularityBytes, fabric, fabricResult, memoryFreeBytes,
+                memoryTotalBytes, null);
+    }
+
+    public GpuDevice withImexDomain(String domain) {
+        return new GpuDevice(index, uuid, name, pciBusId, attributes, granularityBytes, fabric, fabricResult,
+                memoryFreeBytes, memoryTotalBytes, domain);
+    }
 
     public boolean supports(DeviceAttribute attribute) {
         return Integer.valueOf(1).equals(attributes.get(attributeKey(attribute)));

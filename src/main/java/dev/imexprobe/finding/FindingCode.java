@@ -94,6 +94,14 @@ public enum FindingCode {
                     + "measured on an H200), or has no channel at all.",
             "Give both pods the same channel (one ComputeDomain; on one node the pods must share the claim), and "
                     + "make sure the exporter does not hold a lower-numbered channel the importer lacks."),
+    DIFFERENT_IMEX_DOMAIN(Severity.INFO, Blame.TARGET,
+            "The exporter's GPU ({sourceDomain}) and the importer's ({targetDomain}) are in different IMEX domains: "
+                    + "FABRIC handles do not import across them by design (an HGX node's GPUs only within the node, "
+                    + "an NVLink domain's within its cluster and clique). The mesh does not probe such pairs; an "
+                    + "on-demand probe that fails there reports this instead of an error.",
+            "Nothing to fix if the two are meant to be apart. If they should share a domain, check both nodes' "
+                    + "NVML fabric state, cluster UUID and clique (/v1/node, imexprobe_fabric_state), and that they "
+                    + "are in one ComputeDomain."),
     SAME_NODE_INVALID_DEVICE(Severity.ERROR, Blame.TARGET,
             "cuMemImportFromShareableHandle returned 101 INVALID_DEVICE with the exporter on the same node "
                     + "({sourceNode}): the importer cannot see the exporter's GPU. Cross-node imports of the same "

@@ -8,6 +8,7 @@ import dev.imexprobe.peer.PeerDiscovery;
 import dev.imexprobe.peer.Prober;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.GpuSelector;
+import dev.imexprobe.probe.ImexDomain;
 import dev.imexprobe.probe.LocalAgent;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.Stage;
@@ -250,8 +251,17 @@ public final class MeshScheduler implements AutoCloseable {
             }
         }
         boolean anyAnswer = false;
+        boolean anyProbed = false;
         for (GpuSelector.Gpu local : locals) {
             for (GpuSelector.Gpu remote : peer.gpus()) {
+                if (!ImexDomain.same(local.domain(), remote.domain())) {
+                    // cannot work by design: not probed, never a failure (and never an alert)
+                    recorder.state().notProbed(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()),
+                            FindingCode.DIFFERENT_IMEX_DOMAIN.finding(java.util.Map.of("sourceDomain", local.domain(),
+                                    "targetDomain", remote.domain())));
+                    continue;
+                }
+                anyProbed = true;
                 PairResult result = withSlot(() -> prober.probePair(peer, local, remote, Direction.PUSH,
                         settings.sizeBytes(), settings.writeback()));
                 if (result == null) {
@@ -261,7 +271,7 @@ public final class MeshScheduler implements AutoCloseable {
                 anyAnswer |= !unreachable(result);
             }
         }
-        if (anyAnswer || peer.gpus().isEmpty()) {
+        if (anyAnswer || !anyProbed) {
             track.failures = 0;
             track.nextAttemptRound = 0;
         } else {
@@ -301,7 +311,7 @@ public final class MeshScheduler implements AutoCloseable {
     private List<GpuSelector.Gpu> localGpus() {
         List<GpuSelector.Gpu> out = new ArrayList<>();
         for (GpuDevice g : self.gpus()) {
-            out.add(new GpuSelector.Gpu(g.index(), g.uuid()));
+            out.add(new GpuSelector.Gpu(g.index(), g.uuid(), g.imexDomain()));
         }
         return out;
     }

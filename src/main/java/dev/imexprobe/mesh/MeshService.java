@@ -94,7 +94,8 @@ public final class MeshService {
     }
 
     private MeshView view(String scope, List<String> agents, List<String> unreachable, List<PairState> pairs) {
-        List<MeshDiagnosis.Outcome> outcomes = pairs.stream().filter(p -> p.state() != PairState.State.UNKNOWN)
+        List<MeshDiagnosis.Outcome> outcomes = pairs.stream()
+                .filter(p -> p.state() == PairState.State.OK || p.state() == PairState.State.FAILED)
                 .map(p -> new MeshDiagnosis.Outcome(p.sourceNode(), p.sourceGpu(), p.targetNode(), p.targetGpu(),
                         p.state() == PairState.State.FAILED))
                 .toList();

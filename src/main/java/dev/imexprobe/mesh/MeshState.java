@@ -66,6 +66,16 @@ public final class MeshState {
         });
     }
 
+    /** A pair the mesh does not probe by design; {@code why} is the finding that says so. */
+    public PairState notProbed(PairKey k, dev.imexprobe.finding.Finding why) {
+        Instant now = clock.instant();
+        seen.put(k, now);
+        PairState s = new PairState(k.sourceNode(), k.sourceGpu(), k.targetNode(), k.targetGpu(),
+                PairState.State.NOT_PROBED, null, null, null, why, 0.0, null, now, null, 0);
+        pairs.put(k, s);
+        return s;
+    }
+
     public List<PairState> snapshot() {
         Instant now = clock.instant();
         return pairs.values().stream().map(p -> p.at(now)).toList();

@@ -23,7 +23,8 @@ public record PairState(String sourceNode, String sourceGpu, String targetNode, 
                         Instant lastSuccess, Instant lastProbe, Double durationSeconds, int consecutiveFailures) {
 
     public enum State {
-        OK, FAILED, UNKNOWN;
+        /** NOT_PROBED: by design (another IMEX domain, ...); its finding says why. Never a failure. */
+        OK, FAILED, UNKNOWN, NOT_PROBED;
 
         @com.fasterxml.jackson.annotation.JsonValue
         public String label() {

@@ -201,8 +201,8 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
         Map<Tags, Double> code = new HashMap<>();
         Map<Tags, Double> success = new HashMap<>();
         for (PairState p : mesh.snapshot()) {
-            if (p.state() == PairState.State.UNKNOWN) {
-                continue;
+            if (p.state() != PairState.State.OK && p.state() != PairState.State.FAILED) {
+                continue; // unknown yet, or not probed by design: no pair_up series, so nothing to alert on
             }
             Tags t = Tags.of("source_node", p.sourceNode(), "source_gpu", p.sourceGpu(), "target_node", p.targetNode(),
                     "target_gpu", p.targetGpu());

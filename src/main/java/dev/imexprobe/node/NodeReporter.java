@@ -44,10 +44,35 @@ public final class NodeReporter {
                 status.cudaLoaded() ? status.cudaMessage() : status.unavailableReason(), status.nvmlLoaded(),
                 status.nvmlLibrary(), status.nvmlMessage(), inventory.driverVersion(), inventory.cudaDriverVersion(),
                 inventory.cudaVersion(), inventory.init().name());
-        return new NodeReport(identity, status.isFake(), view, inventory.gpus(),
+        String host = hostId(status);
+        java.util.List<dev.imexprobe.cuda.GpuDevice> gpus = inventory.gpus().stream()
+                .map(g -> g.withImexDomain(dev.imexprobe.probe.ImexDomain.of(g.fabric(), host))).toList();
+        return new NodeReport(identity, status.isFake(), view, gpus,
                 LocalDiagnosis.usableChannels(facts.imexChannels(), status.isFake()), facts.imexChannels(),
                 facts.imexDaemon(), facts.driverParams(), facts.deviceNodes(), facts.visibleDevices(),
                 LocalDiagnosis.diagnose(status, inventory, facts), Instant.now());
+    }
+
+    /**
+     * What every container on this host shares, for node-local IMEX domains: the kernel's boot id (the same in
+     * every container of a node, different on every node), the fake driver's host when it stands in, else the
+     * node's name.
+     */
+    private String hostId(DriverStatus status) {
+        Map<String, String> fake = status.fake();
+        if (fake != null && fake.get("host") != null) {
+            return "fake-" + fake.get("host");
+        }
+        try {
+            String boot = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/random/boot_id"))
+                    .strip();
+            if (!boot.isEmpty()) {
+                return boot;
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux, or /proc hidden: the node's name is the next best
+        }
+        return identity.node();
     }
 
     /** The inspector's view: the fake driver's channel and device folders when the fake is loaded. */

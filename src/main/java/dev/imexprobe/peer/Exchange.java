@@ -2,10 +2,12 @@ package dev.imexprobe.peer;
 
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.peer.Prober.Peer;
 import dev.imexprobe.peer.Prober.Request;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.GpuSelector;
+import dev.imexprobe.probe.ImexDomain;
 import dev.imexprobe.probe.LocalAgent;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.ProbeDiagnosis;
@@ -56,12 +58,31 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
         boolean pass = peerFinding == null && StageEngine.passed(stages);
         Finding finding = peerFinding != null ? peerFinding
                 : ProbeDiagnosis.diagnose(stages, sourceNode.equals(targetNode), sourceNode, targetNode);
+        if (!pass && peerFinding == null && !ImexDomain.same(source.domain(), target.domain())) {
+            finding = acrossDomains(source.domain(), target.domain(), finding);
+        }
         for (StageResult r : stages) {
             debug.say(r.name().label() + " (" + r.name().purpose() + "): " + r.status().label()
                     + (r.cuResultName() != null ? " " + r.cuResultName() : "") + ", " + r.detail());
         }
         return new PairResult(direction, sourceNode, source.uuid(), targetNode, target.uuid(), Verdict.of(pass),
                 seconds(start), finding, stages, debug.lines());
+    }
+
+    /** A failure between GPUs of different IMEX domains is what they are: apart by design, not broken. */
+    static Finding acrossDomains(String sourceDomain, String targetDomain, Finding failure) {
+        java.util.Map<String, Object> evidence = new java.util.LinkedHashMap<>();
+        evidence.put("sourceDomain", sourceDomain);
+        evidence.put("targetDomain", targetDomain);
+        if (failure != null) {
+            for (String k : List.of("stage", "driverResult", "driverResultCode")) {
+                if (failure.evidence() != null && failure.evidence().get(k) != null) {
+                    evidence.put(k, failure.evidence().get(k));
+                }
+            }
+            evidence.put("finding", failure.code());
+        }
+        return FindingCode.DIFFERENT_IMEX_DOMAIN.finding(evidence);
     }
 
     static StageResult find(List<StageResult> stages, Stage stage) {

@@ -189,6 +189,6 @@ public final class Prober {
     }
 
     private List<GpuSelector.Gpu> localGpus() {
-        return self.gpus().stream().map(g -> new GpuSelector.Gpu(g.index(), g.uuid())).toList();
+        return self.gpus().stream().map(g -> new GpuSelector.Gpu(g.index(), g.uuid(), g.imexDomain())).toList();
     }
 }

@@ -9,7 +9,11 @@ import java.util.Locale;
  */
 public final class GpuSelector {
 
-    public record Gpu(int index, String uuid) {
+    /** @param domain its IMEX domain ({@link ImexDomain}); null when the agent did not say (then any) */
+    public record Gpu(int index, String uuid, String domain) {
+        public Gpu(int index, String uuid) {
+            this(index, uuid, null);
+        }
     }
 
     private GpuSelector() {

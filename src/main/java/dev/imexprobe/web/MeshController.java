@@ -82,6 +82,7 @@ public class MeshController {
                     .append("th{background:#f4f4f4;text-align:left;font-weight:600}")
                     .append("td.ok{background:#c8efc8}td.failed{background:#f6b9b4;font-weight:600}")
                     .append("td.unknown{background:#e6e6e6;color:#777}td.none{background:#fff}")
+                    .append("td.not_probed{background:#f4f4f4;color:#999;font-style:italic}")
                     .append(".sim{background:#fff3b0;border:1px solid #e0c000;padding:6px 10px;display:inline-block}")
                     .append(".f-error{color:#a00}.f-warning{color:#a60}.f-info{color:#555}code{font-size:12px}")
                     .append("</style></head><body>\n");
@@ -173,6 +174,7 @@ public class MeshController {
             return switch (p.state()) {
                 case OK -> "ok";
                 case UNKNOWN -> "…";
+                case NOT_PROBED -> "not probed";
                 case FAILED -> (p.cuResult() != null ? p.cuResult() + " " : "")
                         + (p.finding() != null ? p.finding().code() : p.stage());
             };

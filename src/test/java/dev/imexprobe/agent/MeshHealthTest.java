@@ -33,13 +33,13 @@ class MeshHealthTest {
     void upWithTheCountsEvenWhenEveryPairFails() {
         mesh.record(ProbeResults.failAt(Stage.IMPORT, CuResult.NOT_PERMITTED, "a", "GPU-a", "b", "GPU-b"));
         mesh.record(ProbeResults.failAt(Stage.CREATE, CuResult.NOT_PERMITTED, "a", "GPU-a", "c", "GPU-c"));
-        mesh.record(ProbeResults.pass("a", "GPU-a", "d", "GPU-d"));
+        mesh.record(ProbeResults.failAt(Stage.MAP, CuResult.NOT_PERMITTED, "a", "GPU-a", "d", "GPU-d"));
         mesh.cycleFinished();
 
         Health h = new MeshHealth(mesh).health();
 
         assertThat(h.getStatus()).as("failing pairs are a report, not a reason to restart").isEqualTo(Status.UP);
-        assertThat(h.getDetails()).containsEntry("pairs", 3).containsEntry("ok", 1L).containsEntry("failed", 2L)
+        assertThat(h.getDetails()).containsEntry("pairs", 3).containsEntry("ok", 0L).containsEntry("failed", 3L)
                 .containsEntry("unknown", 0L).containsEntry("lastCycle", "2026-12-01T10:00:00Z");
     }
 }

@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class NodeConditionPropertiesTest {
 
     static NodeConditionProperties props(int rounds, Duration heartbeat, int ordinal) {
-        return new NodeConditionProperties(true, rounds, heartbeat, null, null, 5, Duration.ofMinutes(1), ordinal);
+        return new NodeConditionProperties(true, rounds, heartbeat, null, null, 5, Duration.ofMinutes(1), ordinal,
+                true);
     }
 
     @Test

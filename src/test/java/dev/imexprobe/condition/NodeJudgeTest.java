@@ -87,6 +87,10 @@ class NodeJudgeTest {
                 List.of(failed("node-a", "node-b", FindingCode.CREATE_NOT_PERMITTED, "create", 800, 1)), false);
         assertThat(settling.status()).isEqualTo(NodeJudge.Status.UNKNOWN);
         assertThat(settling.reason()).isEqualTo("NotYetJudged");
+        NodeJudge.Verdict noChannel = judge.judge(
+                List.of(failed("node-a", "node-b", FindingCode.CREATE_NOT_PERMITTED, "create", 800, 5)), false, true);
+        assertThat(noChannel.status()).as("no channel by configuration is not a fault").isEqualTo(NodeJudge.Status.UNKNOWN);
+        assertThat(noChannel.reason()).isEqualTo("NoChannelConfigured");
     }
 
     @Test

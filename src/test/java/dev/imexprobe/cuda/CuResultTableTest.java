@@ -16,6 +16,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /** The CUresult table is exactly the enum of the installed cuda.h: every code, every name, nothing extra. */
 class CuResultTableTest {
 
+    /** The CUDA release the table was written from (CUDA_VERSION of its cuda.h). */
+    static final int TABLE_FROM = 13000;
+
     static Path cudaHeader() {
         String home = System.getenv("CUDA_HOME");
         Path p = Path.of(home != null ? home : "/usr/local/cuda", "include", "cuda.h");
@@ -37,9 +40,17 @@ class CuResultTableTest {
     void tableMatchesTheInstalledCudaHeader() throws IOException {
         Path header = cudaHeader();
         assumeTrue(header != null, "no cuda.h installed (set CUDA_HOME): the table is checked where the toolkit is");
-        Map<Integer, String> fromHeader = parse(Files.readString(header));
+        String text = Files.readString(header);
+        Map<Integer, String> fromHeader = parse(text);
         assertThat(fromHeader).hasSizeGreaterThan(90);
-        assertThat(new TreeMap<>(CuResult.table())).isEqualTo(fromHeader);
+        Matcher version = Pattern.compile("#define CUDA_VERSION (\\d+)").matcher(text);
+        assertThat(version.find()).as("cuda.h defines CUDA_VERSION").isTrue();
+        if (Integer.parseInt(version.group(1)) >= TABLE_FROM) {
+            assertThat(new TreeMap<>(CuResult.table())).isEqualTo(fromHeader);
+        } else {
+            // An older toolkit (CI's Debian headers): every code it knows has the same name here; ours has more.
+            assertThat(CuResult.table()).containsAllEntriesOf(fromHeader);
+        }
     }
 
     @Test

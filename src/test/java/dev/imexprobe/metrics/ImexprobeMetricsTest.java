@@ -363,7 +363,19 @@ class ImexprobeMetricsTest {
     void resultsBeforeBindingAreIgnoredQuietly() {
         ImexprobeMetrics m = new ImexprobeMetrics(node::get, mesh, peers::get, stuck::get, false, "1.2.3");
         m.onResult(pass());
+        m.onResult(importNotPermitted());
         m.refreshGauges();
+
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        m.bindTo(registry);
+        assertThat(registry.find("imexprobe.stage.results").counters()).as("nothing counted before binding")
+                .isNotEmpty().allSatisfy(c -> assertThat(c.count()).isZero());
+        assertThat(registry.find("imexprobe.stage.duration").timers())
+                .isNotEmpty().allSatisfy(t -> assertThat(t.count()).isZero());
+
+        m.onResult(pass());
+        assertThat(registry.get("imexprobe.stage.results").tag("stage", Stage.CREATE.label())
+                .tag("cu_result", "CUDA_SUCCESS").counter().count()).as("counting starts at binding").isEqualTo(1.0);
     }
 
     private static Set<String> union(Set<String> a, String... more) {

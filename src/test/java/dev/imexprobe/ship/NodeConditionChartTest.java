@@ -59,6 +59,7 @@ class NodeConditionChartTest {
         assertThat(env.get("IMEXPROBE_NODECONDITION_HEARTBEAT").getValue()).isEqualTo("5m");
         assertThat(env.get("IMEXPROBE_NODECONDITION_EVENTNAMESPACE").getValue()).isEqualTo("default");
         assertThat(env).doesNotContainKey("IMEXPROBE_NODECONDITION_ORDINAL");
+        assertThat(env).doesNotContainKey("IMEXPROBE_NODECONDITION_CHANNELEXPECTED");
         assertThat(env.get("IMEXPROBE_NODE_NAME").getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
         assertThat(pod.getSpec().getAutomountServiceAccountToken()).isTrue();
 
@@ -81,6 +82,14 @@ class NodeConditionChartTest {
         assertThat(pod.getSpec().getAutomountServiceAccountToken()).isFalse();
         NetworkPolicy np = (NetworkPolicy) KubernetesSchema.load(r.one("NetworkPolicy"));
         assertThat(np.getSpec().getEgress()).hasSize(2);
+    }
+
+    @Test
+    void noChannelByConfigurationIsToldToTheAgent() {
+        Rendered r = Chart.render(values("imex.channel.mode", "none"));
+        Map<String, EnvVar> env = HelmChartTest.env(HelmChartTest.podTemplates(r).getFirst().getSpec().getContainers()
+                .getFirst());
+        assertThat(env.get("IMEXPROBE_NODECONDITION_CHANNELEXPECTED").getValue()).isEqualTo("false");
     }
 
     @Test

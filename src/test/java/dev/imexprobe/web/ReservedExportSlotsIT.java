@@ -64,6 +64,60 @@ class ReservedExportSlotsIT {
                 HttpResponse.BodyHandlers.ofString());
     }
 
+    /** An export marked as a probe's, as the agents mark theirs (a token holder can, the mark is no credential). */
+    private static HttpResponse<String> markedExport(Agent agent) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://" + agent.hostPort() + "/v1/exports"))
+                .header("Authorization", "Bearer " + MeshAgents.TOKEN).header("Content-Type", "application/json")
+                .header("X-Imexprobe-Export-For", "probe")
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void release(Agent agent, List<String> ids) throws Exception {
+        for (String id : ids) {
+            HTTP.send(HttpRequest.newBuilder(URI.create("http://" + agent.hostPort() + "/v1/exports/" + id))
+                    .header("Authorization", "Bearer " + MeshAgents.TOKEN).DELETE().timeout(Duration.ofSeconds(30))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+        }
+    }
+
+    /**
+     * Every slot taken, the kept ones too: /probe, which needs one for its push, answers 429 with Retry-After and
+     * the over-cap problem, not 413. The mesh's own exports live milliseconds, so one may free a slot between the
+     * fill and the probe: then the probe passes, gives its slot back, and the fill is made again (3 tries).
+     */
+    @Test
+    void aFullAgentAnswersProbeWith429AndRetryAfter() throws Exception {
+        List<String> held = new ArrayList<>();
+        try {
+            HttpResponse<String> probe = null;
+            for (int attempt = 0; attempt < 3; attempt++) {
+                for (HttpResponse<String> r = manualExport(a); r.statusCode() == 201; r = manualExport(a)) {
+                    held.add(JSON.readTree(r.body()).get("id").asString());
+                }
+                for (HttpResponse<String> r = markedExport(a); r.statusCode() == 201; r = markedExport(a)) {
+                    held.add(JSON.readTree(r.body()).get("id").asString());
+                }
+                probe = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + a.hostPort() + "/probe?target="
+                        + b.hostPort() + "&direction=push")).timeout(Duration.ofSeconds(30)).GET().build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (probe.statusCode() != 200) {
+                    break;
+                }
+            }
+            assertThat(held).as("every slot of the agent taken").hasSizeLessThanOrEqualTo(MAX);
+            assertThat(probe.statusCode()).as(probe.body()).isEqualTo(429);
+            assertThat(probe.headers().firstValue("Retry-After")).isPresent();
+            assertThat(Long.parseLong(probe.headers().firstValue("Retry-After").orElseThrow())).isPositive();
+            JsonNode problem = JSON.readTree(probe.body());
+            assertThat(problem.get("type").asString()).isEqualTo("urn:imexprobe:problem:over-cap");
+            assertThat(problem.get("detail").asString()).contains("the most it allows")
+                    .contains("this /probe can be retried");
+        } finally {
+            release(a, held);
+        }
+    }
+
     private static double probes(Agent agent) {
         return MeshAgents.samples(agent.scrape()).stream().filter(s -> s.name().equals("imexprobe_probes_total")
                 && s.labels().getOrDefault("verdict", "").equals("pass")).mapToDouble(MeshAgents.Sample::value).sum();
