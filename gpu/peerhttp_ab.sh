@@ -8,7 +8,7 @@
 #     alternately by one caller.
 # The other build's classes come as .gpu-bundle/old-classes.tgz (made where the other build was compiled:
 #   git archive ca2c555^ | tar -x -C /tmp/before && (cd /tmp/before && ./mvnw -B -q package -DskipTests)
-#   tar -C /tmp/before/target/classes -czf .gpu-bundle/old-classes.tgz dev
+#   tar -C /tmp/before/target/classes -czf .gpu-bundle/old-classes.tgz dev native
 # ) and are put into a copy of this bundle's jar by gpu/swap_classes.py (the bundle cannot carry two jars).
 # From the repository root on the GPU host:
 #   J=$(bash .gpu-bundle/unpack.sh); OUT=/tmp/out J=$J bash gpu/peerhttp_ab.sh      # about 4 minutes

@@ -1,7 +1,8 @@
 # python3 gpu/swap_classes.py NEW.jar CLASSES.tgz OUT.jar
-# The Boot jar NEW.jar with its BOOT-INF/classes/dev/ replaced by another build's classes, for a before/after on
+# The Boot jar NEW.jar with its BOOT-INF/classes/dev/ (and native/, when the tgz has it: the shim registers its
+# JNI methods by name, so old classes need their own libimexprobe.so) replaced by another build's, for a before/after on
 # the GPU host when the bundle (64 MiB) cannot carry two jars: the libraries are the same, the classes are not.
-# CLASSES.tgz: tar -C <other checkout>/target/classes -czf .gpu-bundle/old-classes.tgz dev
+# CLASSES.tgz: tar -C <other checkout>/target/classes -czf .gpu-bundle/old-classes.tgz dev native
 # Then: bash bench/run.sh ... --compare-jar OUT.jar
 import sys, tarfile, zipfile
 new, tgz, out = sys.argv[1:4]
@@ -12,9 +13,11 @@ with tarfile.open(tgz) as t:
             old["BOOT-INF/classes/" + m.name] = t.extractfile(m).read()
         elif m.isdir():
             old["BOOT-INF/classes/" + m.name.rstrip("/") + "/"] = b""  # classpath scanning needs the folders
+replaced = ["BOOT-INF/classes/dev/"] + (["BOOT-INF/classes/native/"]
+                                          if any(k.startswith("BOOT-INF/classes/native/") for k in old) else [])
 with zipfile.ZipFile(new) as zin, zipfile.ZipFile(out, "w") as zout:
     for info in zin.infolist():
-        if info.filename.startswith("BOOT-INF/classes/dev/"):
+        if any(info.filename.startswith(p) for p in replaced):
             continue
         zout.writestr(info, zin.read(info.filename))
     for name, data in sorted(old.items()):
