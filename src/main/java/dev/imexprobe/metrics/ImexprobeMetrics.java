@@ -220,7 +220,7 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
             if (g.uuid() == null) {
                 continue;
             }
-            Tags t = Tags.of("gpu", g.uuid());
+            Tags t = gpuTags(g);
             state.put(t, g.fabric() == null ? 0.0 : g.fabric().state());
             healthy.put(t, g.fabric() != null && Boolean.TRUE.equals(g.fabric().healthy()) ? 1.0 : 0.0);
         }
@@ -234,11 +234,11 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
                     // read live at each scrape: a context released by its linger between rounds shows at once
                     Gauge.builder("imexprobe.cuda.context.held", c, x -> x.held(index) ? 1 : 0)
                             .description("1 while this agent holds the GPU's primary context (GPU memory taken "
-                                    + "from jobs), else 0").tags("gpu", g.uuid()).register(registry);
+                                    + "from jobs), else 0").tags(gpuTags(g)).register(registry);
                     io.micrometer.core.instrument.FunctionCounter.builder("imexprobe.cuda.context.creations", c,
                                     x -> x.creations(index))
                             .description("Primary contexts this agent created on the GPU (each ~50 ms of driver time)")
-                            .tags("gpu", g.uuid()).register(registry);
+                            .tags(gpuTags(g)).register(registry);
                 }
             }
         }
@@ -275,6 +275,15 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
         double get() {
             return value;
         }
+    }
+
+    /**
+     * The labels of every per-GPU series, as dcgm-exporter names them so that {@code imexprobe_* * on (UUID)
+     * DCGM_FI_*} joins: {@code gpu} the device index (NVML/CUDA order on the node), {@code UUID} the GPU UUID. Pair
+     * series keep {@code source_gpu}/{@code target_gpu} = the UUIDs (docs/metrics.md shows the join for them).
+     */
+    static Tags gpuTags(GpuDevice g) {
+        return Tags.of("gpu", Integer.toString(g.index()), "UUID", g.uuid());
     }
 
     private static String nz(String s) {

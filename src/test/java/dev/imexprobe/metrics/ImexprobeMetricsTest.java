@@ -103,8 +103,8 @@ class ImexprobeMetricsTest {
                 Map.entry("imexprobe.imex.channels", Set.of()),
                 Map.entry("imexprobe.imex.daemon.ready", Set.of()),
                 Map.entry("imexprobe.gpus.visible", Set.of()),
-                Map.entry("imexprobe.fabric.state", Set.of("gpu")),
-                Map.entry("imexprobe.fabric.healthy", Set.of("gpu")),
+                Map.entry("imexprobe.fabric.state", Set.of("gpu", "UUID")),
+                Map.entry("imexprobe.fabric.healthy", Set.of("gpu", "UUID")),
                 Map.entry("imexprobe.allocations.live", Set.of("kind")),
                 Map.entry("imexprobe.driver.calls.stuck", Set.of()),
                 Map.entry("imexprobe.build.info", Set.of("version", "driver_version", "cuda_version"))));
@@ -135,7 +135,8 @@ class ImexprobeMetricsTest {
                 "imexprobe_pair_up{source_gpu=\"GPU-a0\",source_node=\"node-a\",target_gpu=\"GPU-b0\","
                         + "target_node=\"node-b\"} 1.0",
                 "imexprobe_build_info{cuda_version=\"13.0\",driver_version=\"580.159.04\",version=\"1.2.3\"} 1",
-                "imexprobe_fabric_state{gpu=\"" + NodeReports.GPU0 + "\"} 3.0",
+                // dcgm-exporter's labels, so that imexprobe_* * on (UUID) DCGM_FI_* joins.
+                "imexprobe_fabric_state{UUID=\"" + NodeReports.GPU0 + "\",gpu=\"0\"} 3.0",
                 "imexprobe_allocations_live{kind=\"created\"} ");
         assertThat(scrape.lines().filter(l -> l.startsWith("# HELP imexprobe_")))
                 .as("every family has a help text").allMatch(l -> l.split(" ", 4).length == 4);
@@ -319,9 +320,9 @@ class ImexprobeMetricsTest {
         assertThat(registry.get("imexprobe.imex.daemon.ready").gauge().value()).isEqualTo(1);
         assertThat(registry.get("imexprobe.gpus.visible").gauge().value()).isEqualTo(2);
         assertThat(registry.get("imexprobe.peers").gauge().value()).isEqualTo(3);
-        assertThat(registry.get("imexprobe.fabric.state").tag("gpu", NodeReports.GPU0).gauge().value()).isEqualTo(3);
-        assertThat(registry.get("imexprobe.fabric.healthy").tag("gpu", NodeReports.GPU0).gauge().value()).isEqualTo(1);
-        assertThat(registry.get("imexprobe.fabric.healthy").tag("gpu", NodeReports.GPU1).gauge().value()).isZero();
+        assertThat(registry.get("imexprobe.fabric.state").tag("UUID", NodeReports.GPU0).tag("gpu", "0").gauge().value()).isEqualTo(3);
+        assertThat(registry.get("imexprobe.fabric.healthy").tag("UUID", NodeReports.GPU0).tag("gpu", "0").gauge().value()).isEqualTo(1);
+        assertThat(registry.get("imexprobe.fabric.healthy").tag("UUID", NodeReports.GPU1).tag("gpu", "1").gauge().value()).isZero();
         assertThat(registry.find("imexprobe.allocations.live").gauges()).extracting(g -> g.getId().getTag("kind"))
                 .containsExactlyInAnyOrder("created", "imported", "mapping");
         Gauge build = registry.get("imexprobe.build.info").gauge();
@@ -340,9 +341,9 @@ class ImexprobeMetricsTest {
         assertThat(registry.get("imexprobe.imex.daemon.ready").gauge().value()).isZero();
         assertThat(registry.get("imexprobe.gpus.visible").gauge().value()).isEqualTo(1);
         assertThat(registry.get("imexprobe.peers").gauge().value()).isEqualTo(1);
-        assertThat(registry.get("imexprobe.fabric.state").tag("gpu", NodeReports.GPU0).gauge().value()).isZero();
-        assertThat(registry.get("imexprobe.fabric.healthy").tag("gpu", NodeReports.GPU0).gauge().value()).isZero();
-        assertThat(registry.find("imexprobe.fabric.state").tag("gpu", NodeReports.GPU1).gauge()).isNull();
+        assertThat(registry.get("imexprobe.fabric.state").tag("UUID", NodeReports.GPU0).tag("gpu", "0").gauge().value()).isZero();
+        assertThat(registry.get("imexprobe.fabric.healthy").tag("UUID", NodeReports.GPU0).tag("gpu", "0").gauge().value()).isZero();
+        assertThat(registry.find("imexprobe.fabric.state").tag("UUID", NodeReports.GPU1).tag("gpu", "1").gauge()).isNull();
 
         node.set(NodeReports.twoGpus(0, ImexDaemonState.NOT_READY));
         assertThat(registry.get("imexprobe.imex.channels").gauge().value()).isZero();

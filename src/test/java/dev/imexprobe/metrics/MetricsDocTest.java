@@ -35,7 +35,7 @@ class MetricsDocTest {
 
     private static final Pattern ROW = Pattern.compile("^\\| `(imexprobe_[a-z_]+)` \\| (\\w+) \\| ([^|]*) \\|.*\\|$");
     private static final Pattern TYPE = Pattern.compile("^# TYPE (imexprobe_[a-z_]+) (\\w+)$");
-    private static final Pattern BACKTICKED = Pattern.compile("`([a-z_]+)`");
+    private static final Pattern BACKTICKED = Pattern.compile("`([A-Za-z_]+)`"); // UUID: dcgm-exporter's label
 
     /** name → {type, labels} as documented. */
     static Map<String, Family> documented = new TreeMap<>();

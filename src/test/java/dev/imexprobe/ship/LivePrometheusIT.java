@@ -126,16 +126,17 @@ class LivePrometheusIT {
             a.env("IMEXPROBE_PEERS_STATIC", mesh.staticList());
         }
         mesh.agents().forEach(Agent::start);
-        Files.writeString(dir.resolve("prometheus.yml"), prometheusConfig());
-        prometheus = PrometheusServer.start(prom.get(), dir, dir.resolve("prometheus.yml"));
         for (Agent a : AGENTS.values()) {
             a.awaitReady();
         }
-        prometheus.awaitReady(dir.resolve("prometheus.yml"));
         for (Agent a : AGENTS.values()) {
             GPU.put(a.node(), a.json("/v1/node").path("gpus").get(0).path("uuid").asString());
         }
         assertThat(GPU.values()).doesNotHaveDuplicates().allSatisfy(u -> assertThat(u).startsWith("GPU-"));
+        Files.writeString(dir.resolve("dcgm-rules.yaml"), yaml(Map.of("groups", List.of(dcgmGroup()))));
+        Files.writeString(dir.resolve("prometheus.yml"), prometheusConfig());
+        prometheus = PrometheusServer.start(prom.get(), dir, dir.resolve("prometheus.yml"));
+        prometheus.awaitReady(dir.resolve("prometheus.yml"));
         event("setup", started, "3 agents ready and Prometheus ready");
     }
 
@@ -164,6 +165,7 @@ class LivePrometheusIT {
                 rule_files:
                   - rules.yaml
                   - canary-rules.yaml
+                  - dcgm-rules.yaml
                 scrape_configs:
                   - job_name: %s
                     metrics_path: /actuator/prometheus
@@ -190,6 +192,18 @@ class LivePrometheusIT {
         canary.put("for", "1s");
         assertThat((String) canary.get("expr")).contains(JOB + "-typo").doesNotContain("job=\"" + JOB + "\"");
         return Map.of("name", "live-test-canary", "rules", List.of(canary));
+    }
+
+    /**
+     * What dcgm-exporter would export for each agent's GPU 0, as recording rules (a series with exactly its labels:
+     * {@code gpu} the index, {@code UUID}, {@code Hostname}, {@code modelName}), so that the join can be queried.
+     */
+    static Map<String, Object> dcgmGroup() {
+        List<Map<String, Object>> rules = new ArrayList<>();
+        GPU.forEach((node, uuid) -> rules.add(Map.of("record", "DCGM_FI_DEV_GPU_TEMP", "expr", "vector(41)",
+                "labels", Map.of("gpu", "0", "UUID", uuid, "Hostname", node, "modelName", "NVIDIA GB200",
+                        "job", "dcgm-exporter"))));
+        return Map.of("name", "synthetic-dcgm-exporter", "rules", rules);
     }
 
     static String yaml(Object o) {
@@ -242,6 +256,25 @@ class LivePrometheusIT {
         eventually("all 6 ordered pairs measured and up", () -> prometheus.query(
                 "count(imexprobe_pair_up{job=\"" + JOB + "\"} == 1)"), r -> r.size() == 1 && r.getFirst().value() == 6);
         event("healthy", t0, "6/6 pairs up in Prometheus");
+
+        // DCGM join: per-GPU series carry dcgm-exporter's gpu (index) and UUID, so they join on UUID directly...
+        List<Series> perGpu = eventually("imexprobe_fabric_healthy joins DCGM on UUID", () -> prometheus.query(
+                "imexprobe_fabric_healthy{job=\"" + JOB + "\"} * on (UUID) group_left (Hostname, modelName) "
+                        + "DCGM_FI_DEV_GPU_TEMP"), r -> r.size() == NODES.size());
+        assertThat(perGpu).allSatisfy(x -> {
+            assertThat(x.labels().get("UUID")).isEqualTo(GPU.get(x.labels().get("node")));
+            assertThat(x.labels()).containsEntry("Hostname", x.labels().get("node")).containsEntry("gpu", "0")
+                    .containsEntry("modelName", "NVIDIA GB200");
+        });
+        // ...and pair series (source_gpu/target_gpu are the UUIDs) join after a label_replace, as docs/metrics.md shows.
+        List<Series> pairs = prometheus.query("label_replace(imexprobe_pair_up{job=\"" + JOB + "\"}, \"UUID\", \"$1\", "
+                + "\"target_gpu\", \"(.+)\") * on (UUID) group_left (Hostname, modelName) DCGM_FI_DEV_GPU_TEMP");
+        assertThat(pairs).hasSize(6).allSatisfy(x -> {
+            assertThat(x.labels().get("UUID")).isEqualTo(x.labels().get("target_gpu"));
+            assertThat(x.labels().get("Hostname")).isEqualTo(x.labels().get("target_node"));
+            assertThat(x.value()).isEqualTo(41.0); // pair_up 1 × temperature 41
+        });
+        event("healthy", t0, "imexprobe per-GPU and pair series join DCGM_FI_DEV_GPU_TEMP on UUID");
 
         List<JsonNode> rules = eventually("every rule evaluated without error", prometheus::rules,
                 rs -> rs.size() == AlertRulesTest.ALERTS.size() + 1 && rs.stream().allMatch(r -> "ok".equals(r.path("health").asString())));

@@ -201,9 +201,9 @@ final class PrometheusServer implements AutoCloseable {
     }
 
     /** Every rule of every loaded group (/api/v1/rules): name, type, health, state, lastError. */
-    List<JsonNode> rules() {
+    List<JsonNode> rules() { // alerting rules only: recording rules (the synthetic DCGM series) are not alerts
         List<JsonNode> out = new ArrayList<>();
-        for (JsonNode g : api("/api/v1/rules").path("groups")) {
+        for (JsonNode g : api("/api/v1/rules?type=alert").path("groups")) {
             g.path("rules").forEach(out::add);
         }
         return out;
