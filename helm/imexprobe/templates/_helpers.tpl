@@ -35,6 +35,19 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: imexprobe
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* Namespace of every namespaced object: namespaceOverride, else the release namespace. */}}
+{{- define "imexprobe.namespace" -}}
+{{- default .Release.Namespace .Values.namespaceOverride }}
+{{- end }}
+
+{{/* An API (group/version/Kind) the cluster serves, as Helm reports it, or as the apiVersions value says. */}}
+{{- define "imexprobe.hasApi" -}}
+{{- if or (.root.Capabilities.APIVersions.Has .api) (has .api .root.Values.apiVersions) }}true{{ end }}
 {{- end }}
 
 {{/* The label selector string the agent uses to find its peers through the Kubernetes API. */}}
@@ -43,7 +56,17 @@ app.kubernetes.io/name={{ include "imexprobe.name" . }},app.kubernetes.io/instan
 {{- end }}
 
 {{- define "imexprobe.serviceAccountName" -}}
-{{- include "imexprobe.fullname" . }}
+{{- default (include "imexprobe.fullname" .) .Values.serviceAccount.name }}
+{{- end }}
+
+{{/* The one place that names the agent's channel-mode variable (imexprobe.channel.mode). */}}
+{{- define "imexprobe.channelModeEnv" -}}
+IMEXPROBE_CHANNEL_MODE
+{{- end }}
+
+{{/* The image's JAVA_TOOL_OPTIONS (Dockerfile ENV; HelmChartTest checks they agree): agent.javaToolOptions is appended. */}}
+{{- define "imexprobe.imageJavaToolOptions" -}}
+-Djava.io.tmpdir=/tmp -XX:MaxRAMPercentage=60 -XX:+UseSerialGC -XX:TieredStopAtLevel=1
 {{- end }}
 
 {{- define "imexprobe.secretName" -}}
@@ -109,6 +132,9 @@ Call with (dict "root" $ "node" $node).
 
 {{/* Checks that are easier to say here than in values.schema.json. */}}
 {{- define "imexprobe.validate" -}}
+{{- if and (eq .Values.imex.channel.mode "computeDomain") (not (include "imexprobe.hasApi" (dict "root" . "api" "resource.nvidia.com/v1beta1/ComputeDomain"))) }}
+{{- fail "imex.channel.mode=computeDomain needs the NVIDIA DRA driver: this cluster serves no resource.nvidia.com/v1beta1 ComputeDomain. Install the DRA driver (with its ComputeDomain CRD), or use imex.channel.mode=observer (the default) or hostPath. When rendering without a cluster, add resource.nvidia.com/v1beta1/ComputeDomain to apiVersions." }}
+{{- end }}
 {{- if eq .Values.mode "perGpu" }}
 {{- if empty .Values.perGpu.nodes }}
 {{- fail "mode=perGpu needs perGpu.nodes: the node names to place per-GPU agents on" }}

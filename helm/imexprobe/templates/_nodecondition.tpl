@@ -13,8 +13,8 @@ Call with the root context.
   value: {{ $c.heartbeat | quote }}
 - name: IMEXPROBE_NODECONDITION_EVENTNAMESPACE
   value: {{ $c.eventNamespace | quote }}
-{{- if eq .Values.imex.channel.mode "none" }}
-# No channel by configuration: Unknown on this node, not False.
+{{- if eq .Values.imex.channel.mode "observer" }}
+# Observer: no channel by configuration, so Unknown on this node, not False.
 - name: IMEXPROBE_NODECONDITION_CHANNELEXPECTED
   value: "false"
 {{- end }}

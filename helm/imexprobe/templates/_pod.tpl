@@ -79,6 +79,9 @@ spec:
       imagePullPolicy: {{ $v.image.pullPolicy }}
       args:
         - serve
+        {{- range $v.agent.extraArgs }}
+        - {{ . | quote }}
+        {{- end }}
       ports:
         - name: http
           containerPort: {{ $v.agent.port }}
@@ -86,8 +89,13 @@ spec:
       env:
         - name: SERVER_PORT
           value: {{ $v.agent.port | quote }}
+        {{- with $v.agent.javaToolOptions }}
+        # Appended: the image's own flags (SerialGC, C1, tmpdir) stay, and so does its AOT cache.
         - name: JAVA_TOOL_OPTIONS
-          value: {{ $v.agent.javaToolOptions | quote }}
+          value: {{ printf "%s %s" (include "imexprobe.imageJavaToolOptions" $root) . | quote }}
+        {{- end }}
+        - name: {{ include "imexprobe.channelModeEnv" $root }}
+          value: {{ $channel | quote }}
         - name: IMEXPROBE_NODE_NAME
           valueFrom:
             fieldRef:
@@ -106,7 +114,7 @@ spec:
               fieldPath: metadata.namespace
         {{- else }}
         - name: IMEXPROBE_PEERS_DNS
-          value: {{ printf "%s.%s.svc:%v" (include "imexprobe.headlessServiceName" $root) $root.Release.Namespace $v.agent.port | quote }}
+          value: {{ printf "%s.%s.svc:%v" (include "imexprobe.headlessServiceName" $root) (include "imexprobe.namespace" $root) $v.agent.port | quote }}
         {{- end }}
         - name: IMEXPROBE_MESH_INTERVAL
           value: {{ $v.agent.meshInterval | quote }}
@@ -180,6 +188,9 @@ spec:
           mountPath: /dev/nvidia-caps-imex-channels
           readOnly: true
         {{- end }}
+        {{- with $v.extraVolumeMounts }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
   volumes:
     - name: tmp
       emptyDir:
@@ -189,6 +200,9 @@ spec:
       hostPath:
         path: {{ $v.imex.channel.hostPath.path }}
         type: Directory
+    {{- end }}
+    {{- with $v.extraVolumes }}
+    {{- toYaml . | nindent 4 }}
     {{- end }}
   {{- if or (eq $channel "computeDomain") (and $perGpu (eq $v.perGpu.gpuSource "dra")) }}
   resourceClaims:

@@ -14,7 +14,7 @@ agent's CuResult table does; 0 means no driver call failed (the failing stage ma
 The alerting rules, as the body of a PrometheusRule spec (groups: ...). Kept in one helper so that tests can
 render exactly what ships. Prometheus' own template syntax passes through as literal text ({{` ... `}}).
 */}}
-{{- define "imexprobe.ruleGroups" -}}
+{{- define "imexprobe.ruleGroupsShipped" -}}
 {{- $a := .Values.alerts }}
 {{- $job := include "imexprobe.job" . }}
 {{- $runbook := $a.runbookBaseUrl }}
@@ -119,4 +119,34 @@ groups:
             when all are held the agent goes not-live and is restarted. Look for altered handles sent to /v1/imports and for
             driver or IMEX daemon trouble on the node (dmesg, nvidia-smi -q).
           runbook_url: {{ printf "%s#imexprobedrivercallstuck" $runbook }}
+{{- end }}
+
+{{/*
+What ships, as operators tune it: prometheusRule.disabled.<AlertName> drops an alert, additionalLabels join every
+alert's labels, an empty alerts.runbookBaseUrl drops runbook_url, prometheusRule.extraRules become group
+imexprobe.extra.
+*/}}
+{{- define "imexprobe.ruleGroups" -}}
+{{- $p := .Values.prometheusRule }}
+{{- $groups := (fromYaml (include "imexprobe.ruleGroupsShipped" .)).groups }}
+{{- $out := list }}
+{{- range $g := $groups }}
+{{- $rules := list }}
+{{- range $r := $g.rules }}
+{{- if not (index $p.disabled $r.alert) }}
+{{- $_ := set $r "labels" (merge (deepCopy $p.additionalLabels) $r.labels) }}
+{{- if not $.Values.alerts.runbookBaseUrl }}
+{{- $_ := set $r "annotations" (omit $r.annotations "runbook_url") }}
+{{- end }}
+{{- $rules = append $rules $r }}
+{{- end }}
+{{- end }}
+{{- if $rules }}
+{{- $out = append $out (dict "name" $g.name "rules" $rules) }}
+{{- end }}
+{{- end }}
+{{- with $p.extraRules }}
+{{- $out = append $out (dict "name" "imexprobe.extra" "rules" .) }}
+{{- end }}
+{{- toYaml (dict "groups" $out) }}
 {{- end }}

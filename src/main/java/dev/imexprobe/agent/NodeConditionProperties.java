@@ -17,7 +17,7 @@ import java.time.Duration;
  * @param eventBurst     Events sent at once before the rate limit
  * @param eventRefill    one more Event allowed per this much time
  * @param channelExpected false when the agent is deliberately given no IMEX channel (the chart's
- *                       {@code imex.channel.mode=none}): then no channel means Unknown, not False
+ *                       {@code imex.channel.mode=observer}): then no channel means Unknown, not False
  * @param ordinal        per-GPU mode: only the StatefulSet pod with this ordinal (its name, HOSTNAME, ends in
  *                       {@code -N}) writes, so that a node's several agents do not flap its one condition; -1: every
  *                       agent writes (one agent per node)

@@ -97,7 +97,7 @@ public final class NodeJudge {
         }
         if (noChannelByConfiguration) {
             return new Verdict(Status.UNKNOWN, REASON_NO_CHANNEL, "this agent has no IMEX channel and none is "
-                    + "configured (imexprobe.node-condition.channel-expected=false; the chart's imex.channel.mode=none): "
+                    + "configured (imexprobe.node-condition.channel-expected=false; the chart's imex.channel.mode=observer): "
                     + "fabric exports cannot be tested here; give the agent a channel to judge this node");
         }
         List<PairState> mine = all.stream()

@@ -40,7 +40,7 @@ class ShippedDefaultsTest {
             root = root.getParent();
         }
         String text = new Helm(root.resolve("helm/imexprobe")).template().withName("imexprobe")
-                .withNamespace("imexprobe").call();
+                .withNamespace("imexprobe").withKubeVersion("1.34.0").call();
         LoaderOptions options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
         docs = new ArrayList<>();

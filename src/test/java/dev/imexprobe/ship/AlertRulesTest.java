@@ -34,7 +34,8 @@ class AlertRulesTest {
 
     @BeforeAll
     static void renderShippedRules() throws Exception {
-        Map<String, Object> rule = Chart.render(values("prometheusRule.enabled", true)).one("PrometheusRule");
+        Map<String, Object> rule = Chart.render(values("prometheusRule.enabled", true,
+                "alerts.runbookBaseUrl", "https://runbooks.example.com/imexprobe/docs/findings.md")).one("PrometheusRule");
         DumperOptions o = new DumperOptions();
         o.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
         o.setWidth(10_000);

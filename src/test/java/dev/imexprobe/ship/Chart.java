@@ -24,6 +24,8 @@ final class Chart {
 
     static final String RELEASE = "imexprobe";
     static final String NAMESPACE = "imexprobe";
+    /** The cluster version templates render for (helm template alone assumes v1.20, below Chart.yaml kubeVersion). */
+    static final String KUBE_VERSION = "1.34.0";
 
     private Chart() {
     }
@@ -44,8 +46,20 @@ final class Chart {
         return root;
     }
 
+    /**
+     * The CRD-backed APIs a cluster with the NVIDIA DRA driver and the Prometheus Operator serves. helm-java's
+     * template has no --api-versions, so tests say them through the chart's apiVersions value; a test that sets
+     * apiVersions itself (even to an empty list) renders as for a cluster without them.
+     */
+    static final List<String> CLUSTER_APIS = List.of("resource.nvidia.com/v1beta1/ComputeDomain",
+            "monitoring.coreos.com/v1/ServiceMonitor", "monitoring.coreos.com/v1/PrometheusRule");
+
     /** helm template with these values; throws IllegalStateException with Helm's message when Helm refuses. */
     static Rendered render(Map<String, Object> values) {
+        if (!values.containsKey("apiVersions")) {
+            values = new LinkedHashMap<>(values);
+            values.put("apiVersions", CLUSTER_APIS);
+        }
         try {
             Path file = Files.createTempFile("imexprobe-values", ".yaml");
             try {
@@ -53,6 +67,7 @@ final class Chart {
                 o.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
                 Files.writeString(file, new Yaml(o).dump(values));
                 TemplateCommand t = new Helm(Project.CHART).template().withName(RELEASE).withNamespace(NAMESPACE)
+                        .withKubeVersion(KUBE_VERSION)
                         .withValuesFile(file);
                 return Rendered.parse(t.call());
             } finally {

@@ -36,7 +36,7 @@ final class CustomResources {
         List<Map<String, Object>> endpoints = Chart.at(spec, "endpoints");
         assertThat(endpoints).isNotEmpty().allSatisfy(e -> {
             assertThat(e).containsKeys("port", "path");
-            known(e, "port", "path", "scheme", "interval", "scrapeTimeout", "relabelings");
+            known(e, "port", "path", "scheme", "interval", "scrapeTimeout", "honorLabels", "relabelings", "metricRelabelings");
             assertThat((String) e.get("interval")).matches(PROM_DURATION);
             assertThat((String) e.get("scrapeTimeout")).matches(PROM_DURATION);
             @SuppressWarnings("unchecked")
@@ -61,7 +61,7 @@ final class CustomResources {
                 assertThat((String) r.get("expr")).isNotBlank();
                 assertThat((String) r.get("for")).matches(PROM_DURATION);
                 assertThat(Chart.<String>at(r, "labels.severity")).isIn("critical", "warning", "info");
-                assertThat(Chart.<Map<String, String>>at(r, "annotations")).containsKeys("summary", "description", "runbook_url");
+                assertThat(Chart.<Map<String, String>>at(r, "annotations")).containsKeys("summary", "description");
             });
         });
     }

@@ -43,26 +43,27 @@ class HelmChartTest {
     /** Value combinations every test below renders: each mode, each channel mode, and the optional parts. */
     static Stream<Arguments> combinations() {
         return Stream.of(
-                Arguments.of("defaults (perNode, computeDomain, dns)", values()),
+                Arguments.of("defaults (perNode, observer, dns)", values()),
+                Arguments.of("perNode computeDomain", values("imex.channel.mode", "computeDomain")),
                 Arguments.of("perNode hostPath, kubernetes discovery, GPUs from the device plugin, API CIDR, monitoring",
                         values("imex.channel.mode", "hostPath", "peers.discovery", "kubernetes",
                                 "gpuResource.enabled", true, "gpuResource.count", 4,
                                 "networkPolicy.apiServer.cidrs", List.of("10.0.0.1/32"),
                                 "serviceMonitor.enabled", true, "prometheusRule.enabled", true, "dashboard.enabled", true)),
-                Arguments.of("perNode none, no NetworkPolicy, existing Secret, digest",
-                        values("imex.channel.mode", "none", "networkPolicy.enabled", false,
+                Arguments.of("perNode observer, no NetworkPolicy, existing Secret, digest",
+                        values("imex.channel.mode", "observer", "networkPolicy.enabled", false,
                                 "auth.existingSecret", "shared-token", "auth.existingSecretKey", "secret",
                                 "image.digest", "sha256:" + "a".repeat(64), "runtimeClassName", "")),
                 Arguments.of("perGpu devicePlugin, computeDomain with UID",
-                        values("mode", "perGpu", "perGpu.nodes", NODES, "perGpu.gpusPerNode", 4,
+                        values("mode", "perGpu", "perGpu.nodes", NODES, "perGpu.gpusPerNode", 4, "imex.channel.mode", "computeDomain",
                                 "imex.channel.computeDomain.uid", UID)),
                 Arguments.of("perGpu devicePlugin, computeDomain before the UID exists (first install)",
-                        values("mode", "perGpu", "perGpu.nodes", NODES)),
+                        values("mode", "perGpu", "perGpu.nodes", NODES, "imex.channel.mode", "computeDomain")),
                 Arguments.of("perGpu dra GPUs, hostPath, kubernetes discovery",
                         values("mode", "perGpu", "perGpu.nodes", NODES, "perGpu.gpuSource", "dra",
                                 "imex.channel.mode", "hostPath", "peers.discovery", "kubernetes")),
                 Arguments.of("perGpu dra GPUs, computeDomain with UID, everything on",
-                        values("mode", "perGpu", "perGpu.nodes", List.of("node-1"), "perGpu.gpuSource", "dra",
+                        values("mode", "perGpu", "perGpu.nodes", List.of("node-1"), "perGpu.gpuSource", "dra", "imex.channel.mode", "computeDomain",
                                 "imex.channel.computeDomain.uid", UID, "serviceMonitor.enabled", true,
                                 "prometheusRule.enabled", true, "dashboard.enabled", true)));
     }
@@ -153,7 +154,8 @@ class HelmChartTest {
 
             Map<String, EnvVar> env = env(agent);
             assertThat(env.get("SERVER_PORT").getValue()).isEqualTo("8080");
-            assertThat(env.get("JAVA_TOOL_OPTIONS").getValue()).contains("-Djava.io.tmpdir=/tmp");
+            // The image's JAVA_TOOL_OPTIONS applies untouched unless agent.javaToolOptions adds to it (OperatorValuesTest).
+            assertThat(env).doesNotContainKey("JAVA_TOOL_OPTIONS");
             assertThat(env.get("IMEXPROBE_NODE_NAME").getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
             assertThat(env.get("IMEXPROBE_AUTH_TOKEN").getValueFrom().getSecretKeyRef().getName()).isNotBlank();
             assertThat(env.get("IMEXPROBE_MESH_INTERVAL").getValue()).isEqualTo("30s");
@@ -179,8 +181,8 @@ class HelmChartTest {
     }
 
     @Test
-    void defaultsRenderOneDaemonSetSeeingAllGpusWithoutTakingThem() {
-        Rendered r = Chart.render(values());
+    void computeDomainRendersOneDaemonSetSeeingAllGpusWithoutTakingThem() {
+        Rendered r = Chart.render(values("imex.channel.mode", "computeDomain"));
         assertThat(r.kinds()).containsExactly("ClusterRole", "ClusterRoleBinding", "ComputeDomain", "DaemonSet",
                 "NetworkPolicy", "Role", "RoleBinding", "Secret", "Service", "ServiceAccount");
         DaemonSet ds = (DaemonSet) KubernetesSchema.load(r.one("DaemonSet"));
@@ -208,7 +210,7 @@ class HelmChartTest {
 
     @Test
     void perGpuRendersOneSharedChannelClaimAndOneWorkloadPerNodeEachPodOneGpu() {
-        Rendered r = Chart.render(values("mode", "perGpu", "perGpu.nodes", NODES, "perGpu.gpusPerNode", 4,
+        Rendered r = Chart.render(values("mode", "perGpu", "perGpu.nodes", NODES, "perGpu.gpusPerNode", 4, "imex.channel.mode", "computeDomain",
                 "imex.channel.computeDomain.uid", UID));
         assertThat(r.ofKind("DaemonSet")).isEmpty();
         List<ResourceClaim> claims = r.ofKind("ResourceClaim").stream().map(d -> (ResourceClaim) KubernetesSchema.load(d)).toList();
@@ -261,7 +263,7 @@ class HelmChartTest {
 
     @Test
     void perGpuBeforeTheComputeDomainExistsRendersNoClaimYetAndSaysSo() {
-        Rendered r = Chart.render(values("mode", "perGpu", "perGpu.nodes", NODES));
+        Rendered r = Chart.render(values("mode", "perGpu", "perGpu.nodes", NODES, "imex.channel.mode", "computeDomain"));
         assertThat(r.ofKind("ResourceClaim")).isEmpty();
         assertThat(r.ofKind("StatefulSet")).hasSize(2);
         assertThat(r.ofKind("ComputeDomain")).hasSize(1);
@@ -270,7 +272,7 @@ class HelmChartTest {
     @Test
     void perGpuWithDraGpusAsksForExactlyOneGpuPerPod() {
         Rendered r = Chart.render(values("mode", "perGpu", "perGpu.nodes", NODES, "perGpu.gpuSource", "dra",
-                "imex.channel.mode", "none"));
+                "imex.channel.mode", "observer"));
         ResourceClaimTemplate gpu = (ResourceClaimTemplate) KubernetesSchema.load(r.one("ResourceClaimTemplate"));
         var request = gpu.getSpec().getSpec().getDevices().getRequests().getFirst();
         assertThat(gpu.getSpec().getSpec().getDevices().getRequests()).hasSize(1);

@@ -105,7 +105,8 @@ class LivePrometheusIT {
         // The chart's rules, rendered by real Helm with the short durations of a live test.
         Map<String, Object> v = values("prometheusRule.enabled", true, "agent.meshInterval", MESH_INTERVAL.toSeconds() + "s",
                 "alerts.pairFailingFor", "10s", "alerts.targetUnreachableFor", "10s", "alerts.agentDownFor", "10s",
-                "alerts.probesStaleFor", "10s", "alerts.noImexChannelFor", "10s", "alerts.driverCallStuckFor", "10s");
+                "alerts.probesStaleFor", "10s", "alerts.noImexChannelFor", "10s", "alerts.driverCallStuckFor", "10s",
+                "alerts.runbookBaseUrl", "https://runbooks.example.com/imexprobe/docs/findings.md");
         List<Map<String, Object>> groups = Chart.at(Chart.render(v).one("PrometheusRule"), "spec.groups");
         Files.writeString(dir.resolve("rules.yaml"), yaml(Map.of("groups", groups)));
         Files.writeString(dir.resolve("canary-rules.yaml"), yaml(Map.of("groups", List.of(canaryGroup(groups)))));

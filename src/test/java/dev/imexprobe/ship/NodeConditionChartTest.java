@@ -59,7 +59,10 @@ class NodeConditionChartTest {
         assertThat(env.get("IMEXPROBE_NODECONDITION_HEARTBEAT").getValue()).isEqualTo("5m");
         assertThat(env.get("IMEXPROBE_NODECONDITION_EVENTNAMESPACE").getValue()).isEqualTo("default");
         assertThat(env).doesNotContainKey("IMEXPROBE_NODECONDITION_ORDINAL");
-        assertThat(env).doesNotContainKey("IMEXPROBE_NODECONDITION_CHANNELEXPECTED");
+        // The default channel mode is observer: no channel by configuration, so Unknown, not False.
+        assertThat(env.get("IMEXPROBE_NODECONDITION_CHANNELEXPECTED").getValue()).isEqualTo("false");
+        assertThat(HelmChartTest.env(HelmChartTest.podTemplates(Chart.render(values("imex.channel.mode", "hostPath")))
+                .getFirst().getSpec().getContainers().getFirst())).doesNotContainKey("IMEXPROBE_NODECONDITION_CHANNELEXPECTED");
         assertThat(env.get("IMEXPROBE_NODE_NAME").getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
         assertThat(pod.getSpec().getAutomountServiceAccountToken()).isTrue();
 
@@ -86,7 +89,7 @@ class NodeConditionChartTest {
 
     @Test
     void noChannelByConfigurationIsToldToTheAgent() {
-        Rendered r = Chart.render(values("imex.channel.mode", "none"));
+        Rendered r = Chart.render(values("imex.channel.mode", "observer"));
         Map<String, EnvVar> env = HelmChartTest.env(HelmChartTest.podTemplates(r).getFirst().getSpec().getContainers()
                 .getFirst());
         assertThat(env.get("IMEXPROBE_NODECONDITION_CHANNELEXPECTED").getValue()).isEqualTo("false");

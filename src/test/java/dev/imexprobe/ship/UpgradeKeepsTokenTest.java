@@ -96,7 +96,7 @@ class UpgradeKeepsTokenTest {
 
     @Test
     void upgradeRendersTheTokenTheClusterAlreadyHas() throws Exception {
-        String manifest = upgrade("imex:\n  channel:\n    mode: none\nnetworkPolicy:\n  enabled: false\n"
+        String manifest = upgrade("imex:\n  channel:\n    mode: observer\nnetworkPolicy:\n  enabled: false\n"
                 + "nodeCondition:\n  enabled: false\n"); // the fake API serves no RBAC group
         Map<String, Object> secret = Chart.Rendered.parse(manifest).one("Secret");
         @SuppressWarnings("unchecked")
@@ -106,7 +106,7 @@ class UpgradeKeepsTokenTest {
 
     @Test
     void perGpuUpgradeWritesTheComputeDomainUidIntoEachNodesClaim() throws Exception {
-        String manifest = upgrade("mode: perGpu\nperGpu:\n  nodes: [node-a, node-b]\nnetworkPolicy:\n  enabled: false\n"
+        String manifest = upgrade("mode: perGpu\nperGpu:\n  nodes: [node-a, node-b]\nimex:\n  channel:\n    mode: computeDomain\nnetworkPolicy:\n  enabled: false\n"
                 + "nodeCondition:\n  enabled: false\n");
         var claims = Chart.Rendered.parse(manifest).ofKind("ResourceClaim");
         assertThat(claims).hasSize(2).allSatisfy(c -> assertThat(Chart.<String>at(c,
