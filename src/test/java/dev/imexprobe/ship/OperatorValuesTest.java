@@ -215,4 +215,22 @@ class OperatorValuesTest {
         assertThat(env).filteredOn(e -> "JAVA_TOOL_OPTIONS".equals(e.get("name"))).singleElement()
                 .satisfies(e -> assertThat(e.get("value")).isEqualTo(image + " -Xmx256m"));
     }
+
+    @Test
+    void networkPolicyExpressesOtherScrapersAndNodeLocalDns() {
+        // Alloy in namespace observability, and NodeLocal DNSCache on its link-local address.
+        Map<String, Object> alloy = Map.of("namespaceSelector", Map.of("matchLabels",
+                Map.of("kubernetes.io/metadata.name", "observability")), "podSelector",
+                Map.of("matchLabels", Map.of("app.kubernetes.io/name", "alloy")));
+        Map<String, Object> nodeLocal = Map.of("ipBlock", Map.of("cidr", "169.254.20.10/32"));
+        Rendered r = Chart.render(values("networkPolicy.extraIngressFrom", List.of(alloy),
+                "networkPolicy.dns.extraTo", List.of(nodeLocal)));
+        Map<String, Object> np = r.one("NetworkPolicy");
+        KubernetesSchema.load(np);
+        assertThat(Chart.<List<Object>>at(np, "spec.ingress.0.from")).contains(alloy);
+        List<Map<String, Object>> egress = at(np, "spec.egress");
+        assertThat(egress).filteredOn(e -> String.valueOf(e.get("ports")).contains("53")).singleElement()
+                .satisfies(e -> assertThat(Chart.<List<Object>>at(e, "to")).contains(nodeLocal));
+        schemaRefuses(values("networkPolicy.dns.extraTo", "169.254.20.10"), "extraTo");
+    }
 }
