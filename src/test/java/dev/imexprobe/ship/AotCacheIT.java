@@ -94,6 +94,30 @@ class AotCacheIT {
     }
 
     @Test
+    void theChartsAppendedXmxKeepsTheCache() throws Exception {
+        assertThat(training.exitCode()).as(training.output()).isZero();
+        // JAVA_TOOL_OPTIONS exactly as the chart renders it for agent.javaToolOptions=-Xmx256m.
+        java.util.List<java.util.Map<String, Object>> env = Chart.at(Chart.render(Chart.values("agent.javaToolOptions",
+                "-Xmx256m")).one("DaemonSet"), "spec.template.spec.containers.0.env");
+        String rendered = env.stream().filter(e -> "JAVA_TOOL_OPTIONS".equals(e.get("name"))).map(e -> (String) e.get("value"))
+                .findFirst().orElseThrow().replace("-Djava.io.tmpdir=/tmp", "-Djava.io.tmpdir=" + tmp);
+        assertThat(rendered).startsWith(toolOptions).endsWith(" -Xmx256m");
+        List<String> flags = new java.util.ArrayList<>(List.of(rendered.split("\\s+")));
+        flags.add("-XX:MaxRAM=512m");
+        // AOTMode=on: the JVM refuses to start unless it maps the cache.
+        flags.addAll(List.of("-XX:AOTCache=" + app.resolve("imexprobe.aot"), "-XX:AOTMode=on"));
+        FakeMachine machine = FakeMachine.h200(work.resolve("machine-3"));
+        AgentProcess xmx = AgentProcess.start("xmx", work.resolve("agents"), machine.env(), "node-aot-3", Map.of(),
+                new AgentProcess.Launch(app.resolve("imexprobe.jar"), flags)).awaitReady();
+        try {
+            assertThat(xmx.logText()).doesNotContain("Unable to use AOT cache");
+            assertThat(xmx.get("/v1/node").status()).isEqualTo(200);
+        } finally {
+            AgentProcess.closeAll(xmx);
+        }
+    }
+
+    @Test
     void aCacheThatDoesNotFitIsSkippedWithAWarningAndTheAgentStillStarts() throws Exception {
         assertThat(training.exitCode()).as(training.output()).isZero();
         FakeMachine machine = FakeMachine.h200(work.resolve("machine-2"));
