@@ -122,7 +122,8 @@ groups:
 {{- end }}
 
 {{/*
-What ships, as operators tune it: prometheusRule.disabled.<AlertName> drops an alert, additionalLabels join every
+What ships, as operators tune it: prometheusRule.disabled.<AlertName> drops an alert (and imex.channel.mode=observer
+drops ImexprobeNoImexChannel), additionalLabels join every
 alert's labels, an empty alerts.runbookBaseUrl drops runbook_url, prometheusRule.extraRules become group
 imexprobe.extra.
 */}}
@@ -133,7 +134,9 @@ imexprobe.extra.
 {{- range $g := $groups }}
 {{- $rules := list }}
 {{- range $r := $g.rules }}
-{{- if not (index $p.disabled $r.alert) }}
+{{- /* An observer has no channel by design: ImexprobeNoImexChannel would fire on every node. */}}
+{{- $observer := and (eq $r.alert "ImexprobeNoImexChannel") (eq $.Values.imex.channel.mode "observer") }}
+{{- if not (or (index $p.disabled $r.alert) $observer) }}
 {{- $_ := set $r "labels" (merge (deepCopy $p.additionalLabels) $r.labels) }}
 {{- if not $.Values.alerts.runbookBaseUrl }}
 {{- $_ := set $r "annotations" (omit $r.annotations "runbook_url") }}

@@ -34,7 +34,7 @@ class AlertRulesTest {
 
     @BeforeAll
     static void renderShippedRules() throws Exception {
-        Map<String, Object> rule = Chart.render(values("prometheusRule.enabled", true,
+        Map<String, Object> rule = Chart.render(values("prometheusRule.enabled", true, "imex.channel.mode", "hostPath",
                 "alerts.runbookBaseUrl", "https://runbooks.example.com/imexprobe/docs/findings.md")).one("PrometheusRule");
         DumperOptions o = new DumperOptions();
         o.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);

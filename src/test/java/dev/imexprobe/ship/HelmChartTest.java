@@ -389,7 +389,7 @@ class HelmChartTest {
 
     @Test
     void serviceMonitorLabelsNodeAndPodAndPrometheusRuleCarriesEveryAlert() {
-        Rendered r = Chart.render(values("serviceMonitor.enabled", true, "prometheusRule.enabled", true,
+        Rendered r = Chart.render(values("imex.channel.mode", "hostPath", "serviceMonitor.enabled", true, "prometheusRule.enabled", true,
                 "serviceMonitor.labels", Map.of("release", "kube-prometheus-stack")));
         Map<String, Object> sm = r.one("ServiceMonitor");
         assertThat(Chart.<Map<String, String>>at(sm, "metadata.labels")).containsEntry("release", "kube-prometheus-stack");

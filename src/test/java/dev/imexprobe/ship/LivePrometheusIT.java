@@ -103,7 +103,7 @@ class LivePrometheusIT {
         dir = mesh.dir();
 
         // The chart's rules, rendered by real Helm with the short durations of a live test.
-        Map<String, Object> v = values("prometheusRule.enabled", true, "agent.meshInterval", MESH_INTERVAL.toSeconds() + "s",
+        Map<String, Object> v = values("prometheusRule.enabled", true, "imex.channel.mode", "hostPath", "agent.meshInterval", MESH_INTERVAL.toSeconds() + "s",
                 "alerts.pairFailingFor", "10s", "alerts.targetUnreachableFor", "10s", "alerts.agentDownFor", "10s",
                 "alerts.probesStaleFor", "10s", "alerts.noImexChannelFor", "10s", "alerts.driverCallStuckFor", "10s",
                 "alerts.runbookBaseUrl", "https://runbooks.example.com/imexprobe/docs/findings.md");

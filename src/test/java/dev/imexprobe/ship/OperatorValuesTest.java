@@ -77,7 +77,7 @@ class OperatorValuesTest {
 
     @Test
     void prometheusRuleAdditionalLabels() {
-        Map<String, Object> rule = Chart.render(values("prometheusRule.enabled", true,
+        Map<String, Object> rule = Chart.render(values("imex.channel.mode", "hostPath", "prometheusRule.enabled", true,
                 "prometheusRule.additionalLabels", Map.of("team", "gpu-infra"))).one("PrometheusRule");
         List<Map<String, Object>> rules = at(rule, "spec.groups.0.rules");
         assertThat(rules).hasSize(ALERTS.size()).allSatisfy(r -> {
@@ -89,7 +89,7 @@ class OperatorValuesTest {
 
     @Test
     void prometheusRuleDisabledDropsExactlyThatAlert() {
-        Map<String, Object> rule = Chart.render(values("prometheusRule.enabled", true,
+        Map<String, Object> rule = Chart.render(values("imex.channel.mode", "hostPath", "prometheusRule.enabled", true,
                 "prometheusRule.disabled.ImexprobeTargetUnreachable", true,
                 "prometheusRule.disabled.ImexprobeAgentDown", false)).one("PrometheusRule");
         List<Map<String, Object>> rules = at(rule, "spec.groups.0.rules");
@@ -103,7 +103,7 @@ class OperatorValuesTest {
     void prometheusRuleExtraRules() {
         Map<String, Object> extra = Map.of("alert", "GpuTeamImexprobeDown", "expr", "absent(up{job=\"imexprobe\"})",
                 "for", "5m", "labels", Map.of("severity", "critical"));
-        Map<String, Object> rule = Chart.render(values("prometheusRule.enabled", true,
+        Map<String, Object> rule = Chart.render(values("imex.channel.mode", "hostPath", "prometheusRule.enabled", true,
                 "prometheusRule.extraRules", List.of(extra))).one("PrometheusRule");
         List<Map<String, Object>> groups = at(rule, "spec.groups");
         assertThat(groups).extracting(g -> g.get("name")).containsExactly("imexprobe", "imexprobe.extra");
@@ -113,15 +113,23 @@ class OperatorValuesTest {
 
     @Test
     void runbookBaseUrlEmptyByDefaultDropsTheUrlAndASetBaseLinksEachAlert() {
-        List<Map<String, Object>> rules = at(Chart.render(values("prometheusRule.enabled", true)).one("PrometheusRule"),
+        List<Map<String, Object>> rules = at(Chart.render(values("imex.channel.mode", "hostPath", "prometheusRule.enabled", true)).one("PrometheusRule"),
                 "spec.groups.0.rules");
         assertThat(rules).allSatisfy(r -> assertThat(Chart.<Map<String, Object>>at(r, "annotations"))
                 .doesNotContainKey("runbook_url").containsKeys("summary", "description"));
-        List<Map<String, Object>> linked = at(Chart.render(values("prometheusRule.enabled", true,
+        List<Map<String, Object>> linked = at(Chart.render(values("imex.channel.mode", "hostPath", "prometheusRule.enabled", true,
                 "alerts.runbookBaseUrl", "https://wiki.example.com/imexprobe")).one("PrometheusRule"), "spec.groups.0.rules");
         assertThat(linked).allSatisfy(r -> assertThat(Chart.<String>at(r, "annotations.runbook_url"))
                 .isEqualTo("https://wiki.example.com/imexprobe#" + ((String) r.get("alert")).toLowerCase()));
         schemaRefuses(values("alerts.runbookBaseUrl", "wiki/imexprobe"), "runbookBaseUrl");
+    }
+
+    @Test
+    void observersGetNoNoImexChannelAlert() {
+        List<Map<String, Object>> rules = at(Chart.render(values("prometheusRule.enabled", true)).one("PrometheusRule"),
+                "spec.groups.0.rules");
+        assertThat(rules).extracting(r -> r.get("alert"))
+                .containsExactlyElementsOf(ALERTS.stream().filter(a -> !a.equals("ImexprobeNoImexChannel")).toList());
     }
 
     @Test
