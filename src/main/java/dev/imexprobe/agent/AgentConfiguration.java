@@ -41,8 +41,11 @@ public class AgentConfiguration {
     }
 
     @Bean
-    NodeService nodeService(CudaDriver driver, AgentIdentity identity, DriverExecutor executor) {
-        return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity), executor);
+    NodeService nodeService(CudaDriver driver, AgentIdentity identity, DriverExecutor executor,
+                            @org.springframework.beans.factory.annotation.Value("${imexprobe.channel.mode:hostPath}")
+                            String channelMode) {
+        return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity)
+                .observer(ChannelMode.observer(channelMode)), executor);
     }
 
     @Bean(destroyMethod = "close")

@@ -37,7 +37,9 @@ public class KubernetesConfiguration {
     @ConditionalOnProperty(name = "imexprobe.node-condition.enabled", havingValue = "true")
     NodeConditionService nodeConditionService(NodeConditionProperties p, AgentProperties properties,
                                               KubernetesApi api, MeshState state, ImexprobeMetrics metrics,
-                                              NodeService nodeService) {
+                                              NodeService nodeService,
+                                              @org.springframework.beans.factory.annotation.Value(
+                                                      "${imexprobe.channel.mode:hostPath}") String channelMode) {
         String node = properties.node().name();
         if (node == null || node.isBlank()) {
             throw new IllegalArgumentException("imexprobe.node-condition.enabled is true but IMEXPROBE_NODE_NAME "
@@ -50,9 +52,9 @@ public class KubernetesConfiguration {
                 p.eventBurst(), p.eventRefill(), clock);
         NodeConditionWriter writer = new NodeConditionWriter(api, node, p.heartbeat(), events,
                 metrics::nodeConditionWrite, clock);
-        // Observer mode is not in this build yet: the condition is Unknown only when nothing was probed.
+        boolean observer = ChannelMode.observer(channelMode);
         return new NodeConditionService(new NodeJudge(node, p.rounds()), state::snapshot, state::lastCycle,
-                () -> false, () -> !p.channelExpected() && nodeService.report().usableChannels() == 0, writer,
+                () -> observer, () -> !p.channelExpected() && nodeService.report().usableChannels() == 0, writer,
                 p.interval() != null ? p.interval() : properties.mesh().interval());
     }
 

@@ -71,13 +71,15 @@ public class MeshConfiguration {
 
     @Bean(destroyMethod = "close")
     MeshScheduler meshScheduler(AgentProperties properties, PeerDiscovery discovery, Prober prober, NodeService node,
-                                ProbeRecorder recorder, ImexprobeMetrics metrics) {
+                                ProbeRecorder recorder, ImexprobeMetrics metrics,
+                                @org.springframework.beans.factory.annotation.Value(
+                                        "${imexprobe.channel.mode:hostPath}") String channelMode) {
         AgentProperties.Mesh m = properties.mesh();
         return new MeshScheduler(new MeshScheduler.Settings(m.interval(), m.jitter(), m.subset(), m.concurrency(),
                 m.maxbackoff(), m.size(), true), discovery, prober, node, () -> {
                     node.refresh();
                     metrics.refreshGauges();
-                }, recorder);
+                }, recorder).observer(ChannelMode.observer(channelMode));
     }
 
     /**

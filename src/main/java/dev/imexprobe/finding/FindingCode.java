@@ -29,6 +29,12 @@ public enum FindingCode {
             "GPU {gpu} reports HANDLE_TYPE_FABRIC_SUPPORTED=0: it cannot export fabric handles.",
             "FABRIC handles need a Hopper or newer GPU with a driver of CUDA 12.3 or later; on older systems "
                     + "use POSIX_FD handles within one node."),
+    OBSERVER_MODE(Severity.INFO, Blame.LOCAL,
+            "This agent observes only (imexprobe.channel.mode=observer): it holds no IMEX channel by configuration, "
+                    + "creates no context and allocates nothing, and probes no pair. It reports the node's GPUs, "
+                    + "fabric state and channel devices.",
+            "To prove exports and imports, give the agent a channel: imex.channel.mode=hostPath where the host "
+                    + "manages IMEX, or computeDomain on canary nodes (it takes that node's ComputeDomain)."),
     NO_IMEX_CHANNEL(Severity.ERROR, Blame.LOCAL,
             "No IMEX channel is usable in {channelDir}: {channelState}. cuMemCreate(FABRIC) returns 800 "
                     + "NOT_PERMITTED without one (measured on an H200).",

@@ -162,6 +162,11 @@ public final class MeshScheduler implements AutoCloseable {
         refreshNode.run();
         List<PeerAddress> peers = new ArrayList<>(discovery.peers());
         recorder.state().peersKnown(peers.size());
+        if (observer) {
+            // observer mode: node facts only; no probe, so no context, no allocation and no pair to alert on
+            recorder.cycleFinished();
+            return;
+        }
         peers.sort(Comparator.comparing(PeerAddress::hostPort));
         List<PeerAddress> chosen = Rendezvous.pick(peers, settings.subset(), self.agentId(), r, PeerAddress::hostPort);
         List<Future<?>> tasks = new ArrayList<>();
@@ -314,6 +319,18 @@ public final class MeshScheduler implements AutoCloseable {
             out.add(new GpuSelector.Gpu(g.index(), g.uuid(), g.imexDomain()));
         }
         return out;
+    }
+
+    private volatile boolean observer;
+
+    /** imexprobe.channel.mode=observer: rounds refresh the node and discovery but probe nothing. */
+    public MeshScheduler observer(boolean on) {
+        this.observer = on;
+        return this;
+    }
+
+    public boolean observer() {
+        return observer;
     }
 
     public long round() {

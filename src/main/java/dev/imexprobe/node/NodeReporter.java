@@ -50,7 +50,25 @@ public final class NodeReporter {
         return new NodeReport(identity, status.isFake(), view, gpus,
                 LocalDiagnosis.usableChannels(facts.imexChannels(), status.isFake()), facts.imexChannels(),
                 facts.imexDaemon(), facts.driverParams(), facts.deviceNodes(), facts.visibleDevices(),
-                LocalDiagnosis.diagnose(status, inventory, facts), Instant.now());
+                observed(LocalDiagnosis.diagnose(status, inventory, facts)), Instant.now());
+    }
+
+    private volatile boolean observer;
+
+    /** imexprobe.channel.mode=observer: no channel by configuration is what it should be, not a fault. */
+    public NodeReporter observer(boolean on) {
+        this.observer = on;
+        return this;
+    }
+
+    private java.util.List<dev.imexprobe.finding.Finding> observed(java.util.List<dev.imexprobe.finding.Finding> fs) {
+        if (!observer) {
+            return fs;
+        }
+        java.util.List<dev.imexprobe.finding.Finding> out = new java.util.ArrayList<>(fs);
+        out.removeIf(f -> f.is(dev.imexprobe.finding.FindingCode.NO_IMEX_CHANNEL));
+        out.add(dev.imexprobe.finding.FindingCode.OBSERVER_MODE.finding(java.util.Map.of()));
+        return java.util.List.copyOf(out);
     }
 
     /**
