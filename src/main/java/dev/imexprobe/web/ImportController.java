@@ -68,6 +68,13 @@ public class ImportController {
             throw ApiException.invalid("writebackSeed needs seed: write-back is only checked after a verified read");
         }
         String exporterNode = f.text("exporterNode");
+        dev.imexprobe.finding.Finding refused = importer.refusal(gpu.index());
+        if (refused != null) {
+            // compute mode or MIG: no context is created on this GPU; the answer is the finding, not an error
+            return new ImportReply(Verdict.NOT_PROBED, (System.nanoTime() - start) / 1e9, node.identity().node(),
+                    node.identity().id(), gpu.index(), gpu.uuid(), importer.importFabric(handle, size, gpu.index(),
+                    seed, writebackSeed), refused);
+        }
         List<StageResult> stages = importer.importFabric(handle, size, gpu.index(), seed, writebackSeed);
         String self = node.identity().node();
         return new ImportReply(Verdict.of(StageEngine.passed(stages)), (System.nanoTime() - start) / 1e9, self,
