@@ -85,6 +85,8 @@ class LivePrometheusIT {
     static MeshAgents mesh;
     static final Map<String, Agent> AGENTS = new LinkedHashMap<>();
     static final Map<String, String> GPU = new LinkedHashMap<>();
+    /** Each agent's GPU's IMEX domain, as its /v1/node says. */
+    static final Map<String, String> DOMAIN = new LinkedHashMap<>();
     static PrometheusServer prometheus;
     static Path dir;
     static final List<String> TIMELINE = new ArrayList<>();
@@ -133,6 +135,7 @@ class LivePrometheusIT {
         }
         for (Agent a : AGENTS.values()) {
             GPU.put(a.node(), a.json("/v1/node").path("gpus").get(0).path("uuid").asString());
+            DOMAIN.put(a.node(), a.json("/v1/node").path("gpus").get(0).path("imexDomain").asString());
         }
         assertThat(GPU.values()).doesNotHaveDuplicates().allSatisfy(u -> assertThat(u).startsWith("GPU-"));
         Files.writeString(dir.resolve("dcgm-rules.yaml"), yaml(Map.of("groups", List.of(dcgmGroup()))));
@@ -534,6 +537,7 @@ class LivePrometheusIT {
         l.put("source_gpu", GPU.get(source));
         l.put("target_node", target);
         l.put("target_gpu", GPU.get(target));
+        l.put("domain", DOMAIN.get(source));
         return new Expectation("ImexprobePairImportFailing", l);
     }
 
