@@ -38,9 +38,9 @@ public class WireBodies extends RequestBodyAdviceAdapter {
     }
 
     /** The converter, placed before Spring's JSON one (whose mapper ignores unknown fields). */
-    static final class Converter extends AbstractHttpMessageConverter<WireRequest> {
+    public static final class Converter extends AbstractHttpMessageConverter<WireRequest> {
 
-        Converter() {
+        public Converter() {
             super(MediaType.ALL);
         }
 
