@@ -1,5 +1,6 @@
 package dev.imexprobe.web;
 
+import dev.imexprobe.api.Wire;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.mesh.MeshService;
 import dev.imexprobe.mesh.MeshView;
@@ -41,7 +42,7 @@ public class MeshController {
         return switch (scope.toLowerCase(Locale.ROOT)) {
             case "agent" -> mesh.local();
             case "domain" -> mesh.domain();
-            default -> throw ApiException.invalid("scope must be agent or domain, got '" + RequestFields.truncate(scope) + "'");
+            default -> throw ApiException.invalid("scope must be agent or domain, got '" + Wire.truncate(scope) + "'");
         };
     }
 
@@ -227,7 +228,9 @@ public class MeshController {
             return switch (p.state()) {
                 case OK -> "ok";
                 case UNKNOWN -> "…";
-                case NOT_PROBED -> "not probed";
+                // the reason where it is the GPU's (compute mode, MIG), not the domain the section already says
+                case NOT_PROBED -> p.finding() != null && !p.finding().is(dev.imexprobe.finding.FindingCode.DIFFERENT_IMEX_DOMAIN)
+                        ? "not probed " + p.finding().code() : "not probed";
                 case FAILED -> (p.cuResult() != null ? p.cuResult() + " " : "")
                         + (p.finding() != null ? p.finding().code() : p.stage());
             };
