@@ -73,6 +73,7 @@ public class MeshController {
             cols.sort(null);
             long failed = view.pairs().stream().filter(p -> p.state() == PairState.State.FAILED).count();
             long ok = view.pairs().stream().filter(p -> p.state() == PairState.State.OK).count();
+            long notProbed = view.pairs().stream().filter(p -> p.state() == PairState.State.NOT_PROBED).count();
             StringBuilder b = new StringBuilder(8192);
             b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                     .append("<meta http-equiv=\"refresh\" content=\"").append(Math.max(2, (int) view.intervalSeconds()))
@@ -98,8 +99,10 @@ public class MeshController {
                         .append(esc(String.join(", ", view.unreachableAgents()))).append("</span>");
             }
             b.append(". Pairs: ").append(view.pairs().size()).append(" (").append(ok).append(" ok, ").append(failed)
-                    .append(" failed). Rows export (source), columns import (target). Refreshes every ")
+                    .append(" failed, ").append(notProbed).append(" not probed by design). Rows export (source), "
+                            + "columns import (target). Refreshes every ")
                     .append((int) Math.max(2, view.intervalSeconds())).append(" s.</p>\n");
+            channelMode(b, self);
             b.append("<table id=\"matrix\"><tr><th>source \\ target</th>");
             for (String c : cols) {
                 b.append("<th>").append(esc(c)).append("</th>");
@@ -142,12 +145,46 @@ public class MeshController {
                 }
                 b.append("</li>\n");
             }
-            b.append("</ul>\n<h2>This node</h2>\n");
+            b.append("</ul>\n");
+            if (notProbed > 0) {
+                // Grey, never red: what the mesh leaves alone by design, with the reason, apart from failures.
+                Map<String, Long> reasons = new java.util.TreeMap<>();
+                view.pairs().stream().filter(p -> p.state() == PairState.State.NOT_PROBED).forEach(p -> reasons.merge(
+                        p.finding() != null ? p.finding().code() : "none", 1L, Long::sum));
+                b.append("<h2>Not probed (by design, never alerting)</h2>\n<ul id=\"not-probed\">\n");
+                reasons.forEach((code, n) -> b.append("<li><b>").append(esc(code)).append("</b>: ").append(n)
+                        .append(" pair(s)</li>\n"));
+                b.append("</ul>\n");
+            }
+            b.append("<h2>This node</h2>\n");
             findings(b, self.findings());
             b.append("<p>JSON: <a href=\"/v1/mesh?scope=domain\">/v1/mesh?scope=domain</a>, ")
                     .append("<a href=\"/v1/node\">/v1/node</a>, <a href=\"/actuator/prometheus\">/actuator/prometheus</a></p>\n");
             b.append("</body></html>\n");
             return b.toString();
+        }
+
+        /**
+         * This agent's channel mode: an observer has no channel by design (grey, nothing probed); hostPath or
+         * computeDomain without a usable channel is broken (red, its pairs fail and alert).
+         */
+        private static void channelMode(StringBuilder b, NodeReport self) {
+            if (self.channelMode() == null) {
+                return;
+            }
+            b.append("<p id=\"channel-mode\" data-mode=\"").append(esc(self.channelMode())).append("\">Channel mode <b>")
+                    .append(esc(self.channelMode())).append("</b>: ");
+            if (self.observer()) {
+                b.append("<span class=\"f-info\">observer: no IMEX channel by configuration, no context, no "
+                        + "allocation; this agent probes nothing and no peer probes into it (not probed, never "
+                        + "failed).</span>");
+            } else if (self.usableChannels() == 0) {
+                b.append("<span class=\"f-error\">no usable IMEX channel although this mode expects one: exports "
+                        + "and imports here fail with 800 (NO_IMEX_CHANNEL below).</span>");
+            } else {
+                b.append(self.usableChannels()).append(" usable IMEX channel(s).");
+            }
+            b.append("</p>\n");
         }
 
         private static void findings(StringBuilder b, List<Finding> findings) {
