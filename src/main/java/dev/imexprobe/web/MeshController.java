@@ -1,5 +1,6 @@
 package dev.imexprobe.web;
 
+import dev.imexprobe.api.Wire;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.mesh.MeshService;
 import dev.imexprobe.mesh.MeshView;
@@ -41,7 +42,7 @@ public class MeshController {
         return switch (scope.toLowerCase(Locale.ROOT)) {
             case "agent" -> mesh.local();
             case "domain" -> mesh.domain();
-            default -> throw ApiException.invalid("scope must be agent or domain, got '" + RequestFields.truncate(scope) + "'");
+            default -> throw ApiException.invalid("scope must be agent or domain, got '" + Wire.truncate(scope) + "'");
         };
     }
 
