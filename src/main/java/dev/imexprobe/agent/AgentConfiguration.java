@@ -47,7 +47,7 @@ public class AgentConfiguration {
                             @org.springframework.beans.factory.annotation.Value("${imexprobe.channel.mode:hostPath}")
                             String channelMode) {
         return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity)
-                .observer(ChannelMode.observer(channelMode))
+                .channelMode(channelMode, ChannelMode.observer(channelMode))
                 .policy(new ContextPolicy(properties.driver().probeExclusiveProcess())), executor);
     }
 

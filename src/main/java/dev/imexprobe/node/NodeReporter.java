@@ -59,7 +59,7 @@ public final class NodeReporter {
         return new NodeReport(identity, status.isFake(), view, java.util.List.copyOf(gpus),
                 LocalDiagnosis.usableChannels(facts.imexChannels(), status.isFake()), facts.imexChannels(),
                 facts.imexDaemon(), facts.driverParams(), facts.deviceNodes(), facts.visibleDevices(),
-                observed(java.util.List.copyOf(findings)), Instant.now());
+                observed(java.util.List.copyOf(findings)), Instant.now(), channelMode);
     }
 
     private volatile dev.imexprobe.cuda.ContextPolicy policy = dev.imexprobe.cuda.ContextPolicy.DEFAULT;
@@ -75,10 +75,15 @@ public final class NodeReporter {
     }
 
     private volatile boolean observer;
+    private volatile String channelMode;
 
-    /** imexprobe.channel.mode=observer: no channel by configuration is what it should be, not a fault. */
-    public NodeReporter observer(boolean on) {
-        this.observer = on;
+    /**
+     * imexprobe.channel.mode, shown in the report (peers read it: they do not probe into an observer). In observer
+     * mode no channel by configuration is what it should be, not a fault.
+     */
+    public NodeReporter channelMode(String mode, boolean observer) {
+        this.channelMode = mode;
+        this.observer = observer;
         return this;
     }
 
