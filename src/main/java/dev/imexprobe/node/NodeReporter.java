@@ -50,10 +50,17 @@ public final class NodeReporter {
         return new NodeReport(identity, status.isFake(), view, gpus,
                 LocalDiagnosis.usableChannels(facts.imexChannels(), status.isFake()), facts.imexChannels(),
                 facts.imexDaemon(), facts.driverParams(), facts.deviceNodes(), facts.visibleDevices(),
-                observed(LocalDiagnosis.diagnose(status, inventory, facts)), Instant.now());
+                observed(LocalDiagnosis.diagnose(status, inventory, facts, joinClock)), Instant.now());
     }
 
     private volatile boolean observer;
+    private volatile FabricJoinClock joinClock;
+
+    /** The agent's memory of fabric states across reports, so a state that does not move becomes FABRIC_STATE_STUCK. */
+    public NodeReporter joinClock(FabricJoinClock clock) {
+        this.joinClock = clock;
+        return this;
+    }
 
     /** imexprobe.channel.mode=observer: no channel by configuration is what it should be, not a fault. */
     public NodeReporter observer(boolean on) {
