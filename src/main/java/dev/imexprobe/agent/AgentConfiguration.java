@@ -47,7 +47,7 @@ public class AgentConfiguration {
                             @org.springframework.beans.factory.annotation.Value("${imexprobe.node.fabric-stuck-after:5m}")
                             java.time.Duration fabricStuckAfter) {
         return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity)
-                .observer(ChannelMode.observer(channelMode))
+                .channelMode(channelMode, ChannelMode.observer(channelMode))
                 .joinClock(new dev.imexprobe.node.FabricJoinClock(fabricStuckAfter, java.time.Clock.systemUTC())),
                 executor);
     }
