@@ -45,10 +45,14 @@ public class AgentConfiguration {
     NodeService nodeService(CudaDriver driver, AgentIdentity identity, DriverExecutor executor,
                             AgentProperties properties,
                             @org.springframework.beans.factory.annotation.Value("${imexprobe.channel.mode:hostPath}")
-                            String channelMode) {
+                            String channelMode,
+                            @org.springframework.beans.factory.annotation.Value("${imexprobe.node.fabric-stuck-after:5m}")
+                            java.time.Duration fabricStuckAfter) {
         return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity)
                 .channelMode(channelMode, ChannelMode.observer(channelMode))
-                .policy(new ContextPolicy(properties.driver().probeExclusiveProcess())), executor);
+                .policy(new ContextPolicy(properties.driver().probeExclusiveProcess()))
+                .joinClock(new dev.imexprobe.node.FabricJoinClock(fabricStuckAfter, java.time.Clock.systemUTC())),
+                executor);
     }
 
     @Bean(destroyMethod = "close")

@@ -46,7 +46,7 @@ public final class NodeReporter {
                 inventory.cudaVersion(), inventory.init().name());
         String host = hostId(status);
         java.util.List<dev.imexprobe.finding.Finding> findings = new java.util.ArrayList<>(
-                LocalDiagnosis.diagnose(status, inventory, facts));
+                LocalDiagnosis.diagnose(status, inventory, facts, joinClock));
         java.util.List<dev.imexprobe.cuda.GpuDevice> gpus = new java.util.ArrayList<>();
         for (dev.imexprobe.cuda.GpuDevice g : inventory.gpus()) {
             dev.imexprobe.finding.Finding refused = policy.refusal(g);
@@ -76,6 +76,13 @@ public final class NodeReporter {
 
     private volatile boolean observer;
     private volatile String channelMode;
+    private volatile FabricJoinClock joinClock;
+
+    /** The agent's memory of fabric states across reports, so a state that does not move becomes FABRIC_STATE_STUCK. */
+    public NodeReporter joinClock(FabricJoinClock clock) {
+        this.joinClock = clock;
+        return this;
+    }
 
     /**
      * imexprobe.channel.mode, shown in the report (peers read it: they do not probe into an observer). In observer
