@@ -76,13 +76,23 @@ public enum FindingCode {
             "GPU {gpu} has not finished joining its NVLink fabric (state {state}).",
             "Check the fabric manager / NVLink subnet manager and nvidia-smi -q (Fabric section); imports across "
                     + "the NVLink domain fail until the state is COMPLETED."),
+    FABRIC_STATE_STUCK(Severity.ERROR, Blame.LOCAL,
+            "GPU {gpu} has shown fabric state {state} for {seconds} s (more than {stuckAfterSeconds} s): it is stuck "
+                    + "joining its NVLink fabric, not passing through. Imports across the NVLink domain fail while it "
+                    + "is (the fault NVSentinel calls FM_REGISTRATION_STUCK).",
+            "Check the fabric manager (systemctl status nvidia-fabricmanager, its log) and nvidia-smi -q (Fabric "
+                    + "section); restart the fabric manager, and if the GPU stays IN_PROGRESS, drain the node and "
+                    + "reset the GPU. imexprobe.node.fabric-stuck-after sets the grace period."),
     FABRIC_UNHEALTHY(Severity.ERROR, Blame.LOCAL,
-            "GPU {gpu} joined the fabric but reports a problem: status {status}, health {health}, summary {summary}.",
+            "GPU {gpu} joined the fabric but reports a problem ({flags}): status {status}, health {health}, summary "
+                    + "{summary}.",
             "Look at nvidia-smi -q (Fabric section) and the fabric manager's log; a GPU with an unhealthy route "
                     + "or wrong configuration must be fixed or drained."),
     FABRIC_DEGRADED(Severity.WARNING, Blame.LOCAL,
-            "GPU {gpu}'s fabric works with reduced bandwidth (health {health}, summary {summary}).",
-            "Expect slower transfers; check NVLink errors (nvidia-smi nvlink -e) and plan maintenance."),
+            "GPU {gpu}'s fabric works, degraded ({flags}): reduced bandwidth, limited capacity or routes being "
+                    + "recovered (health {health}, summary {summary}).",
+            "Expect slower transfers (NCCL falls back or slows down on such GPUs); check NVLink errors (nvidia-smi "
+                    + "nvlink -e) and the fabric manager log, and plan maintenance if it does not clear."),
     NVML_UNAVAILABLE(Severity.WARNING, Blame.LOCAL,
             "NVML could not be used ({reason}), so fabric state and health are unknown.",
             "Mount libnvidia-ml.so.1 into the container (the NVIDIA runtime does) or set IMEXPROBE_NVML_LIBRARY."),
@@ -108,6 +118,12 @@ public enum FindingCode {
             "Nothing to fix if the two are meant to be apart. If they should share a domain, check both nodes' "
                     + "NVML fabric state, cluster UUID and clique (/v1/node, imexprobe_fabric_state), and that they "
                     + "are in one ComputeDomain."),
+    OBSERVER_TARGET(Severity.INFO, Blame.TARGET,
+            "The importer's agent on {targetNode} observes only (imexprobe.channel.mode=observer): it holds no IMEX "
+                    + "channel by configuration, so the mesh does not probe pairs into it. Not a failure, never an "
+                    + "alert.",
+            "Nothing to fix if {targetNode} is meant to observe only. To prove imports there, give its agent a "
+                    + "channel (imex.channel.mode=hostPath where the host manages IMEX, or computeDomain)."),
     SAME_NODE_INVALID_DEVICE(Severity.ERROR, Blame.TARGET,
             "cuMemImportFromShareableHandle returned 101 INVALID_DEVICE with the exporter on the same node "
                     + "({sourceNode}): the importer cannot see the exporter's GPU. Cross-node imports of the same "

@@ -1,5 +1,6 @@
 package dev.imexprobe.web;
 
+import dev.imexprobe.api.Wire;
 import dev.imexprobe.peer.AgentSignature;
 
 import jakarta.servlet.FilterChain;
@@ -11,11 +12,7 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
-import org.springframework.http.ProblemDetail;
 import org.springframework.web.filter.OncePerRequestFilter;
-
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -25,7 +22,7 @@ import java.io.InputStream;
  * Guards the endpoints that make this agent allocate, import or spawn: /v1/exports*, /v1/imports, /v1/ladder.
  * The Authorization header is judged before the body is read (a stranger costs no read and no driver call);
  * an HMAC-signed request then has its body read (bounded) and checked against the signature. Whatever the
- * credential, the body of a guarded request is read here, at most {@link RequestFields#MAX_BODY} bytes: a
+ * credential, the body of a guarded request is read here, at most {@link Wire#MAX_BODY} bytes: a
  * bigger one is refused before it is in memory, so no caller can make the agent buffer a gigabyte. The ladder
  * is for token holders only: without a token it is refused even where imexprobe.auth.required=false opens
  * exports and imports.
@@ -34,13 +31,10 @@ public class AgentAuthFilter extends OncePerRequestFilter {
 
     private final AgentSignature signature;
     private final boolean required;
-    private final JsonMapper json;
-
     /** @param signature null when no token is configured: then {@code required} decides */
-    public AgentAuthFilter(AgentSignature signature, boolean required, JsonMapper json) {
+    public AgentAuthFilter(AgentSignature signature, boolean required) {
         this.signature = signature;
         this.required = required;
-        this.json = json;
     }
 
     static boolean guarded(String path) {
@@ -90,9 +84,9 @@ public class AgentAuthFilter extends OncePerRequestFilter {
             passWithBoundedBody(request, response, chain);
             return;
         }
-        byte[] body = readBounded(request.getInputStream(), RequestFields.MAX_BODY);
+        byte[] body = readBounded(request.getInputStream(), Wire.MAX_BODY);
         if (body == null) {
-            refuse(response, "request body larger than " + RequestFields.MAX_BODY + " bytes");
+            refuse(response, "request body larger than " + Wire.MAX_BODY + " bytes");
             return;
         }
         String query = request.getQueryString();
@@ -109,12 +103,11 @@ public class AgentAuthFilter extends OncePerRequestFilter {
     private void passWithBoundedBody(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         long declared = request.getContentLengthLong();
-        byte[] body = declared > RequestFields.MAX_BODY ? null
-                : readBounded(request.getInputStream(), RequestFields.MAX_BODY);
+        byte[] body = declared > Wire.MAX_BODY ? null
+                : readBounded(request.getInputStream(), Wire.MAX_BODY);
         if (body == null) {
-            write(response, Problems.problem(HttpStatus.BAD_REQUEST, "invalid-input", "request body of "
-                    + (declared >= 0 ? declared + " bytes" : "more than " + RequestFields.MAX_BODY + " bytes")
-                    + " is larger than " + RequestFields.MAX_BODY));
+            ProblemJson.write(response, ProblemJson.problem(HttpStatus.BAD_REQUEST, "invalid-input",
+                    Wire.tooLarge(declared)));
             return;
         }
         chain.doFilter(new CachedBody(request, body), response);
@@ -122,13 +115,7 @@ public class AgentAuthFilter extends OncePerRequestFilter {
 
     private void refuse(HttpServletResponse response, String detail) throws IOException {
         response.setHeader("WWW-Authenticate", "Bearer, " + AgentSignature.HMAC_SCHEME);
-        write(response, Problems.problem(HttpStatus.UNAUTHORIZED, "unauthorized", detail));
-    }
-
-    private void write(HttpServletResponse response, ProblemDetail p) throws IOException {
-        response.setStatus(p.getStatus());
-        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-        response.getOutputStream().write(json.writeValueAsBytes(p));
+        ProblemJson.write(response, ProblemJson.problem(HttpStatus.UNAUTHORIZED, "unauthorized", detail));
     }
 
     /** Reads at most max bytes; null when there are more. */

@@ -1,5 +1,8 @@
 package dev.imexprobe.web;
 
+import dev.imexprobe.api.InvalidRequest;
+import dev.imexprobe.api.Wire;
+
 import jakarta.servlet.http.HttpServletRequest;
 
 import org.apache.tomcat.util.http.InvalidParameterException;
@@ -10,40 +13,23 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.validation.FieldError;
+import org.springframework.validation.ObjectError;
+import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
-import java.net.URI;
-import java.util.Arrays;
-import java.util.Locale;
 
 /**
- * Every error leaves as problem+json with a type in our namespace, including the ones Spring raises itself
- * (unknown route, wrong method, unreadable body), so clients and the fuzz test see one format.
+ * Every error MVC handles leaves as problem+json with a type in our namespace ({@link ProblemJson}), including
+ * the ones Spring raises itself (unknown route, wrong method, unreadable body), so clients and the fuzz test see
+ * one format.
  */
 @RestControllerAdvice
 public class Problems extends ResponseEntityExceptionHandler {
-
-    public static final String TYPE_PREFIX = "urn:imexprobe:problem:";
-
-    public static ProblemDetail problem(HttpStatusCode status, String code, String detail) {
-        ProblemDetail p = ProblemDetail.forStatusAndDetail(status, detail);
-        p.setType(URI.create(TYPE_PREFIX + code));
-        p.setTitle(HttpStatus.resolve(status.value()) != null
-                ? HttpStatus.resolve(status.value()).getReasonPhrase() : "Error");
-        return p;
-    }
-
-    /** The problem code of a status raised by Spring or the container: invalid-input for 400, else its name. */
-    public static String code(HttpStatusCode status) {
-        if (status.value() == 400) {
-            return "invalid-input";
-        }
-        HttpStatus known = HttpStatus.resolve(status.value());
-        return known != null ? known.name().toLowerCase(Locale.ROOT).replace('_', '-') : "error";
-    }
 
     public static ResponseEntity<ProblemDetail> response(HttpStatusCode status, String code, String detail,
                                                          Long retryAfterSeconds) {
@@ -51,12 +37,18 @@ public class Problems extends ResponseEntityExceptionHandler {
         if (retryAfterSeconds != null) {
             b.header(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
         }
-        return b.body(problem(status, code, detail));
+        return b.body(ProblemJson.problem(status, code, detail));
     }
 
     @ExceptionHandler(ApiException.class)
     ResponseEntity<ProblemDetail> api(ApiException e) {
         return response(e.status(), e.code(), e.getMessage(), e.retryAfterSeconds());
+    }
+
+    /** A request body that breaks the contract, read outside MVC's converters ({@code Wire.read}). */
+    @ExceptionHandler(InvalidRequest.class)
+    ResponseEntity<ProblemDetail> invalidRequest(InvalidRequest e) {
+        return response(HttpStatus.BAD_REQUEST, "invalid-input", e.getMessage(), null);
     }
 
     /**
@@ -71,14 +63,12 @@ public class Problems extends ResponseEntityExceptionHandler {
 
     /**
      * Spring Boot 4.1.2's health endpoint asserts instead of answering 404 when an unknown first segment is
-     * followed by more (/actuator/health/a/b): that is an unknown path, not our failure.
+     * followed by more (/actuator/health/a/b): that is an unknown path, not our failure. Nothing else under
+     * /actuator/health/ throws it (a failing health indicator is reported DOWN, not thrown).
      */
     @ExceptionHandler(IllegalStateException.class)
     ResponseEntity<ProblemDetail> illegalState(IllegalStateException e, HttpServletRequest request) {
-        boolean healthPath = request.getRequestURI().startsWith("/actuator/health/") && e.getStackTrace().length > 0
-                && Arrays.stream(e.getStackTrace()).limit(4)
-                .anyMatch(f -> f.getClassName().endsWith(".HealthEndpointSupport"));
-        if (healthPath) {
+        if (request.getRequestURI().startsWith("/actuator/health/")) {
             return response(HttpStatus.NOT_FOUND, "not-found", "no health component or group at "
                     + request.getRequestURI(), null);
         }
@@ -92,15 +82,52 @@ public class Problems extends ResponseEntityExceptionHandler {
                 "the agent failed unexpectedly (" + e.getClass().getSimpleName() + "); see its log", null);
     }
 
+    /** A request body the contract's reader refused: its message; Spring's own for any other unreadable body. */
+    @Override
+    protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
+                                                                  HttpHeaders headers, HttpStatusCode status,
+                                                                  WebRequest request) {
+        if (ex.getCause() instanceof InvalidRequest invalid) {
+            return new ResponseEntity<>(ProblemJson.problem(HttpStatus.BAD_REQUEST, "invalid-input", invalid.getMessage()),
+                    problemHeaders(headers), HttpStatus.BAD_REQUEST);
+        }
+        return super.handleHttpMessageNotReadable(ex, headers, status, request);
+    }
+
+    /** A broken constraint of a request record: the message on the constraint the caller should fix first. */
+    @Override
+    protected ResponseEntity<Object> handleMethodArgumentNotValid(MethodArgumentNotValidException ex,
+                                                                  HttpHeaders headers, HttpStatusCode status,
+                                                                  WebRequest request) {
+        Class<?> type = ex.getParameter().getParameterType();
+        ObjectError first = null;
+        for (ObjectError e : ex.getBindingResult().getAllErrors()) {
+            if (first == null || rank(type, e) < rank(type, first)) {
+                first = e;
+            }
+        }
+        String detail = first != null ? first.getDefaultMessage() : "the request body breaks the API's contract";
+        return new ResponseEntity<>(ProblemJson.problem(HttpStatus.BAD_REQUEST, "invalid-input", detail), problemHeaders(headers),
+                HttpStatus.BAD_REQUEST);
+    }
+
+    private static int rank(Class<?> type, ObjectError e) {
+        return e instanceof FieldError f ? Wire.rank(type, f.getField()) : Integer.MAX_VALUE;
+    }
+
+    private static HttpHeaders problemHeaders(HttpHeaders headers) {
+        HttpHeaders h = new HttpHeaders();
+        h.addAll(headers);
+        h.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
+        return h;
+    }
+
     /** Spring's own errors: keep their status and message, put them in our namespace. */
     @Override
     protected ResponseEntity<Object> handleExceptionInternal(Exception ex, Object body, HttpHeaders headers,
                                                              HttpStatusCode status, WebRequest request) {
-        String code = code(status);
+        String code = ProblemJson.code(status);
         String detail = body instanceof ProblemDetail pd && pd.getDetail() != null ? pd.getDetail() : ex.getMessage();
-        HttpHeaders h = new HttpHeaders();
-        h.addAll(headers);
-        h.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
-        return new ResponseEntity<>(problem(status, code, detail), h, status);
+        return new ResponseEntity<>(ProblemJson.problem(status, code, detail), problemHeaders(headers), status);
     }
 }

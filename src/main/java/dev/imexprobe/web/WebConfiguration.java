@@ -11,18 +11,23 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
-
-import tools.jackson.databind.json.JsonMapper;
+import org.springframework.http.converter.HttpMessageConverters;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /** Wires the web layer's filters and error pages; no logic here. */
 @Configuration(proxyBeanMethods = false)
-public class WebConfiguration {
+public class WebConfiguration implements WebMvcConfigurer {
+
+    /** Request records are read by the contract's own reader, before Spring's JSON converter sees them. */
+    @Override
+    public void configureMessageConverters(HttpMessageConverters.ServerBuilder builder) {
+        builder.addCustomConverter(new WireBodies.Converter());
+    }
 
     @Bean
-    FilterRegistrationBean<AgentAuthFilter> agentAuthFilter(AgentSignatureHolder signature, AgentProperties properties,
-                                                           JsonMapper json) {
+    FilterRegistrationBean<AgentAuthFilter> agentAuthFilter(AgentSignatureHolder signature, AgentProperties properties) {
         FilterRegistrationBean<AgentAuthFilter> r = new FilterRegistrationBean<>(
-                new AgentAuthFilter(signature.signature(), properties.auth().required(), json));
+                new AgentAuthFilter(signature.signature(), properties.auth().required()));
         r.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         r.addUrlPatterns("/v1/*");
         return r;
@@ -30,8 +35,8 @@ public class WebConfiguration {
 
     /** Actuator's bare 404s (an unknown health component) get a problem+json body like every other error. */
     @Bean
-    FilterRegistrationBean<BodilessErrors> bodilessErrors(JsonMapper json) {
-        FilterRegistrationBean<BodilessErrors> r = new FilterRegistrationBean<>(new BodilessErrors(json));
+    FilterRegistrationBean<BodilessErrors> bodilessErrors() {
+        FilterRegistrationBean<BodilessErrors> r = new FilterRegistrationBean<>(new BodilessErrors());
         r.setOrder(Ordered.HIGHEST_PRECEDENCE + 20);
         r.addUrlPatterns("/actuator/*");
         return r;

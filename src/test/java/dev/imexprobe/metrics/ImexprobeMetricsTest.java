@@ -42,7 +42,8 @@ class ImexprobeMetricsTest {
 
     private static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
     private static final String[] PAIR = {"node-a", "GPU-a0", "node-b", "GPU-b0"};
-    private static final Set<String> PAIR_LABELS = Set.of("source_node", "source_gpu", "target_node", "target_gpu");
+    private static final Set<String> PAIR_LABELS = Set.of("source_node", "source_gpu", "target_node", "target_gpu",
+            "domain");
 
     private final MutableClock clock = new MutableClock(T0);
     private final MeshState mesh = new MeshState(clock);
@@ -96,6 +97,8 @@ class ImexprobeMetricsTest {
                 Map.entry("imexprobe.node.condition.writes", Set.of("result")),
                 Map.entry("imexprobe.stage.duration", Set.of("stage")),
                 Map.entry("imexprobe.pair.up", PAIR_LABELS),
+                Map.entry("imexprobe.pairs", Set.of("state", "reason")),
+                Map.entry("imexprobe.channel.mode", Set.of("mode")),
                 Map.entry("imexprobe.pair.last.cu.result", PAIR_LABELS),
                 Map.entry("imexprobe.pair.last.success.timestamp", PAIR_LABELS),
                 Map.entry("imexprobe.mesh.last.cycle.timestamp", Set.of()),
@@ -105,9 +108,76 @@ class ImexprobeMetricsTest {
                 Map.entry("imexprobe.gpus.visible", Set.of()),
                 Map.entry("imexprobe.fabric.state", Set.of("gpu", "UUID")),
                 Map.entry("imexprobe.fabric.healthy", Set.of("gpu", "UUID")),
+                Map.entry("imexprobe.gpu.imex.domain.info", Set.of("gpu", "UUID", "domain")),
                 Map.entry("imexprobe.allocations.live", Set.of("kind")),
                 Map.entry("imexprobe.driver.calls.stuck", Set.of()),
                 Map.entry("imexprobe.build.info", Set.of("version", "driver_version", "cuda_version"))));
+    }
+
+    @Test
+    void pairsAreCountedByStateAndReasonNotProbedApartFromFailed() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ImexprobeMetrics m = metrics(registry, false);
+        String empty = registry.scrape();
+        // Every state from the first scrape, at zero, so a panel of not-probed pairs has data before any exists.
+        for (String st : List.of("ok", "failed", "unknown", "not_probed")) {
+            assertThat(empty).contains("imexprobe_pairs{reason=\"none\",state=\"" + st + "\"} 0.0");
+        }
+        assertThat(empty).contains("imexprobe_channel_mode{mode=\"hostPath\"} 1");
+
+        record(m, pass());
+        record(m, ProbeResults.failAt(Stage.IMPORT, CuResult.NOT_PERMITTED, "node-a", "GPU-a0", "node-c", "GPU-c0"));
+        record(m, ProbeResults.failAt(Stage.IMPORT, CuResult.NOT_PERMITTED, "node-a", "GPU-a0", "node-d", "GPU-d0"));
+        mesh.notProbed(new PairKey("node-a", "GPU-a0", "node-e", "GPU-e0"),
+                dev.imexprobe.finding.FindingCode.OBSERVER_TARGET.finding(Map.of("targetNode", "node-e")));
+        mesh.expect(new PairKey("node-a", "GPU-a0", "node-f", "GPU-f0"));
+        m.refreshGauges();
+
+        String scrape = registry.scrape();
+        assertThat(pairs(scrape, "ok", "none")).isEqualTo(1.0);
+        assertThat(pairs(scrape, "failed", "IMPORT_NOT_PERMITTED")).isEqualTo(2.0);
+        assertThat(pairs(scrape, "not_probed", "OBSERVER_TARGET")).isEqualTo(1.0);
+        assertThat(pairs(scrape, "unknown", "none")).isEqualTo(1.0);
+        assertThat(pairs(scrape, "not_probed", "none")).isEqualTo(0.0);
+        // A not-probed pair has no pair_up series: nothing to alert on.
+        assertThat(scrape).doesNotContain("target_node=\"node-e\"").doesNotContain("target_node=\"node-f\"");
+
+        // Once the failures are gone their rows go too (bounded by the codes present now).
+        mesh.forget(new PairKey("node-a", "GPU-a0", "node-c", "GPU-c0"));
+        mesh.forget(new PairKey("node-a", "GPU-a0", "node-d", "GPU-d0"));
+        m.refreshGauges();
+        assertThat(registry.scrape()).doesNotContain("IMPORT_NOT_PERMITTED");
+    }
+
+    /** The imexprobe_pairs sample of one state and reason; null when absent. */
+    private static Double pairs(String scrape, String state, String reason) {
+        return dev.imexprobe.testing.MeshAgents.metric(scrape, "imexprobe_pairs", "state", state, "reason", reason);
+    }
+
+    @Test
+    void pairSeriesCarryTheirDomainAndPairsAcrossDomainsHaveNone() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ImexprobeMetrics m = metrics(registry, false);
+        mesh.learnDomain("GPU-a0", "fabric:c/1");
+        mesh.learnDomain("GPU-b0", "fabric:c/1");
+        mesh.learnDomain("GPU-x0", "host:hgx-1");
+        record(m, pass());
+        // an on-demand probe across domains: in /v1/mesh, but no pair series for an alert to fire on
+        record(m, ProbeResults.failAt(Stage.IMPORT, CuResult.NOT_SUPPORTED, "node-a", "GPU-a0", "node-x", "GPU-x0"));
+        String scrape = registry.scrape();
+
+        assertThat(scrape).contains("imexprobe_pair_up{domain=\"fabric:c/1\",source_gpu=\"GPU-a0\","
+                + "source_node=\"node-a\",target_gpu=\"GPU-b0\",target_node=\"node-b\"} 1.0");
+        assertThat(scrape.lines().filter(l -> l.startsWith("imexprobe_pair_")).toList())
+                .hasSize(3).noneMatch(l -> l.contains("GPU-x0"));
+        assertThat(mesh.snapshot()).filteredOn(p -> p.targetGpu().equals("GPU-x0")).singleElement()
+                .satisfies(p -> {
+                    assertThat(p.domain()).isEqualTo("fabric:c/1");
+                    assertThat(p.targetDomain()).isEqualTo("host:hgx-1");
+                    assertThat(p.acrossDomains()).isTrue();
+                });
+        assertThat(mesh.snapshot()).filteredOn(p -> p.targetGpu().equals("GPU-b0")).singleElement()
+                .satisfies(p -> assertThat(p.targetDomain()).isNull());
     }
 
     @Test
@@ -126,14 +196,16 @@ class ImexprobeMetricsTest {
                 "# TYPE imexprobe_stage_duration_seconds histogram",
                 "# TYPE imexprobe_pair_last_success_timestamp_seconds gauge",
                 "# TYPE imexprobe_mesh_last_cycle_timestamp_seconds gauge",
-                "imexprobe_probes_total{source_gpu=\"GPU-a0\",source_node=\"node-a\",target_gpu=\"GPU-b0\","
-                        + "target_node=\"node-b\",verdict=\"pass\"} 1.0",
+                "imexprobe_probes_total{domain=\"unknown\",source_gpu=\"GPU-a0\",source_node=\"node-a\","
+                        + "target_gpu=\"GPU-b0\",target_node=\"node-b\",verdict=\"pass\"} 1.0",
                 "imexprobe_stage_results_total{cu_result=\"CUDA_SUCCESS\",stage=\"import\"} 1.0",
                 "imexprobe_stage_results_total{cu_result=\"none\",stage=\"transfer\"} 1.0",
                 "imexprobe_stage_duration_seconds_bucket{stage=\"create\",le=\"0.0025\"} 1",
                 "imexprobe_stage_duration_seconds_count{stage=\"create\"} 1",
-                "imexprobe_pair_up{source_gpu=\"GPU-a0\",source_node=\"node-a\",target_gpu=\"GPU-b0\","
-                        + "target_node=\"node-b\"} 1.0",
+                "imexprobe_pair_up{domain=\"unknown\",source_gpu=\"GPU-a0\",source_node=\"node-a\","
+                        + "target_gpu=\"GPU-b0\",target_node=\"node-b\"} 1.0",
+                "imexprobe_gpu_imex_domain_info{UUID=\"" + NodeReports.GPU0 + "\",domain=\"fabric:"
+                        + NodeReports.CLUSTER + "/7\",gpu=\"0\"} 1",
                 "imexprobe_build_info{cuda_version=\"13.0\",driver_version=\"580.159.04\",version=\"1.2.3\"} 1",
                 // dcgm-exporter's labels, so that imexprobe_* * on (UUID) DCGM_FI_* joins.
                 "imexprobe_fabric_state{UUID=\"" + NodeReports.GPU0 + "\",gpu=\"0\"} 3.0",

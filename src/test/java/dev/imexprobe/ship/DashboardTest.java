@@ -55,6 +55,38 @@ class DashboardTest {
         assertThat(node.at("/query/query").asText()).startsWith("label_values(").endsWith(", node)");
         assertThat(node.at("/datasource/uid").asText()).isEqualTo("${datasource}");
         assertThat(find(vars, "job").at("/datasource/uid").asText()).isEqualTo("${datasource}");
+        JsonNode domain = find(vars, "domain");
+        assertThat(domain.at("/query/query").asText()).isEqualTo(domain.get("definition").asText())
+                .isEqualTo(DOMAIN_VARIABLE_QUERY);
+        assertThat(domain.get("includeAll").asBoolean()).isTrue();
+        assertThat(domain.get("allValue").asText()).isEqualTo(".*");
+    }
+
+    /** The domain variable lists the IMEX domains of the agents' GPUs (DashboardScrapeIT evaluates it on a live scrape). */
+    static final String DOMAIN_VARIABLE_QUERY = "label_values(imexprobe_gpu_imex_domain_info{job=~\"$job\"}, domain)";
+
+    @Test
+    void everyPanelButTheAgentsFollowsTheDomainVariable() throws Exception {
+        int filtered = 0;
+        for (JsonNode p : panels(dashboard())) {
+            if (!p.has("targets")) {
+                continue;
+            }
+            for (JsonNode t : p.get("targets")) {
+                String e = t.get("expr").asText();
+                if (e.contains("imexprobe_build_info") || e.startsWith("sum(up") || e.startsWith("count(up")
+                        || e.startsWith("max by (node, pod) (up")) {
+                    continue; // the Agents row: every agent, whatever its GPUs
+                }
+                assertThat(e).as("panel %s", p.get("title")).contains("domain=~\"$domain\"");
+                if (e.contains("imexprobe_pair_")) {
+                    // pair series carry the domain themselves: no join needed
+                    assertThat(e).doesNotContain("and on (namespace, pod) imexprobe_gpu_imex_domain_info");
+                }
+                filtered++;
+            }
+        }
+        assertThat(filtered).isGreaterThanOrEqualTo(15);
     }
 
     @Test
@@ -101,7 +133,35 @@ class DashboardTest {
         // What the dashboard is for: the matrix, failures by stage and CUresult, durations, node state, agents.
         assertThat(used).contains("imexprobe_pair_up", "imexprobe_stage_results_total",
                 "imexprobe_stage_duration_seconds_bucket", "imexprobe_imex_channels", "imexprobe_imex_daemon_ready",
-                "imexprobe_fabric_state", "imexprobe_fabric_healthy", "imexprobe_allocations_live", "up");
+                "imexprobe_fabric_state", "imexprobe_fabric_healthy", "imexprobe_allocations_live",
+                "imexprobe_pairs", "imexprobe_channel_mode", "up");
+    }
+
+    @Test
+    void notProbedIsToldApartFromFailedAndObserversFromBrokenChannels() throws Exception {
+        List<JsonNode> panels = panels(dashboard());
+        JsonNode notProbed = panelQuerying(panels, "state=\"not_probed\"");
+        JsonNode failed = panelQuerying(panels, "state=\"failed\"");
+        assertThat(notProbed.path("id").asInt()).as("not probed and failed in separate panels")
+                .isNotEqualTo(failed.path("id").asInt());
+        assertThat(notProbed.at("/targets/0/expr").asText()).startsWith("sum by (reason) (imexprobe_pairs{");
+        assertThat(failed.at("/targets/0/expr").asText()).startsWith("sum by (reason) (imexprobe_pairs{");
+        assertThat(notProbed.get("title").asText()).contains("never alerting");
+        JsonNode byState = panelQuerying(panels, "sum by (state) (imexprobe_pairs{");
+        assertThat(byState.toString()).contains("\"options\":\"failed\"", "\"options\":\"not_probed\"");
+
+        // The node table: an observer's missing channel is left empty, never a red 0, and its mode is a column.
+        JsonNode table = panelQuerying(panels, "imexprobe_imex_channels{");
+        assertThat(table.at("/targets/0/expr").asText())
+                .contains("unless on (node) imexprobe_channel_mode{", "mode=\"observer\"");
+        assertThat(table.toString()).contains("max by (node, mode) (imexprobe_channel_mode{", "\"channel mode\"");
+    }
+
+    private static JsonNode panelQuerying(List<JsonNode> panels, String fragment) {
+        return panels.stream().filter(p -> p.has("targets") && java.util.stream.StreamSupport
+                        .stream(p.get("targets").spliterator(), false)
+                        .anyMatch(t -> t.path("expr").asText().contains(fragment)))
+                .findFirst().orElseThrow(() -> new AssertionError("no panel queries " + fragment));
     }
 
     @Test

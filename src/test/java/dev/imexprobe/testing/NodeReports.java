@@ -24,9 +24,14 @@ public final class NodeReports {
 
     /** Two GPUs: GPU0 joined the fabric and is healthy, GPU1's fabric says UNHEALTHY. */
     public static NodeReport twoGpus(long channels, ImexDaemonState daemon) {
-        GpuDevice g0 = gpu(0, GPU0, new FabricInfo(3, FabricInfo.STATE_COMPLETED, 0, 7, CLUSTER, 0, 1));
-        GpuDevice g1 = gpu(1, GPU1, new FabricInfo(3, FabricInfo.STATE_COMPLETED, 0, 7, CLUSTER, 0, 2));
+        GpuDevice g0 = inDomain(gpu(0, GPU0, new FabricInfo(3, FabricInfo.STATE_COMPLETED, 0, 7, CLUSTER, 0, 1)));
+        GpuDevice g1 = inDomain(gpu(1, GPU1, new FabricInfo(3, FabricInfo.STATE_COMPLETED, 0, 7, CLUSTER, 0, 2)));
         return report(List.of(g0, g1), channels, daemon);
+    }
+
+    /** The GPU with the IMEX domain the node would give it (host "test-host"). */
+    public static GpuDevice inDomain(GpuDevice g) {
+        return g.withImexDomain(dev.imexprobe.probe.ImexDomain.of(g.fabric(), "test-host"));
     }
 
     /** One GPU whose NVML could not be asked (no fabric information at all). */
@@ -40,7 +45,7 @@ public final class NodeReports {
         ImexDaemon d = new ImexDaemon(daemon, "test", "/etc/nvidia-imex/config.cfg", false, null, null, null, null,
                 null, null);
         return new NodeReport(new AgentIdentity("agent-1", "node-a", "1.2.3"), false, driver, gpus, channels, null, d,
-                null, null, null, List.of(), Instant.parse("2026-12-01T10:00:00Z"));
+                null, null, null, List.of(), Instant.parse("2026-12-01T10:00:00Z"), "hostPath");
     }
 
     /** What an agent reports when no driver library loads: nothing else can be known. */
