@@ -100,7 +100,8 @@ public final class NodeJudge {
                     + "configured (imexprobe.node-condition.channel-expected=false; the chart's imex.channel.mode=observer): "
                     + "fabric exports cannot be tested here; give the agent a channel to judge this node");
         }
-        List<PairState> mine = all.stream()
+        // not_probed pairs (other IMEX domain, a GPU's compute mode or MIG) were never tried: they count for nothing
+        List<PairState> mine = all.stream().filter(p -> p.state() != PairState.State.NOT_PROBED)
                 .filter(p -> node.equals(p.sourceNode()) || node.equals(p.targetNode())).toList();
         List<PairState> failing = mine.stream()
                 .filter(p -> p.state() == PairState.State.FAILED && p.consecutiveFailures() >= rounds).toList();

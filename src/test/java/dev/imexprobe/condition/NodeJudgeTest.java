@@ -104,4 +104,24 @@ class NodeJudgeTest {
         NodeJudge.Verdict v = judge.judge(many, false);
         assertThat(v.message()).hasSizeLessThanOrEqualTo(NodeJudge.MAX_MESSAGE).contains("and 196 more");
     }
+
+    static PairState notProbed(String source, String target, FindingCode why) {
+        return new PairState(source, "GPU-0", target, "GPU-0", PairState.State.NOT_PROBED, null, null, null,
+                why.finding(Map.of("gpu", 0, "uuid", "GPU-0")), 0.0, null, Instant.EPOCH, null, 0);
+    }
+
+    @Test
+    void gpusTheAgentStaysOffForComputeModeOrMigNeverMakeTheNodeBroken() {
+        for (FindingCode why : List.of(FindingCode.COMPUTE_MODE_EXCLUSIVE_PROCESS, FindingCode.COMPUTE_MODE_PROHIBITED,
+                FindingCode.MIG_ENABLED)) {
+            List<PairState> allOff = List.of(notProbed("node-a", "node-b", why), notProbed("node-b", "node-a", why),
+                    notProbed("node-a", "node-c", why));
+            NodeJudge.Verdict v = judge.judge(allOff, false);
+            assertThat(v.status()).as(why.name()).isNotEqualTo(NodeJudge.Status.FALSE);
+            List<PairState> mixed = List.of(ok("node-a", "node-b"), notProbed("node-a", "node-c", why));
+            NodeJudge.Verdict m = judge.judge(mixed, false);
+            assertThat(m.status()).as(why.name()).isEqualTo(NodeJudge.Status.TRUE);
+            assertThat(m.message()).contains("(1 pair(s) probed)");
+        }
+    }
 }
