@@ -39,7 +39,7 @@ public final class NodeReporter {
 
     private NodeReport report(GpuInventory inventory) {
         DriverStatus status = driver.status();
-        NodeFacts facts = new NodeInspector(settingsFor(status)).inspect();
+        NodeFacts facts = new NodeInspector(settingsFor(status), !observer).inspect();
         NodeReport.DriverView view = new NodeReport.DriverView(status.cudaLoaded(), status.cudaLibrary(),
                 status.cudaLoaded() ? status.cudaMessage() : status.unavailableReason(), status.nvmlLoaded(),
                 status.nvmlLibrary(), status.nvmlMessage(), inventory.driverVersion(), inventory.cudaDriverVersion(),
