@@ -2,6 +2,8 @@ package dev.imexprobe.agent;
 
 import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.JniCudaDriver;
+import dev.imexprobe.kubernetes.ComputeDomains;
+import dev.imexprobe.kubernetes.KubernetesApi;
 import dev.imexprobe.node.AgentIdentity;
 import dev.imexprobe.node.NodeInspectorSettings;
 import dev.imexprobe.node.NodeReporter;
@@ -43,9 +45,23 @@ public class AgentConfiguration {
     @Bean
     NodeService nodeService(CudaDriver driver, AgentIdentity identity, DriverExecutor executor,
                             @org.springframework.beans.factory.annotation.Value("${imexprobe.channel.mode:hostPath}")
-                            String channelMode) {
-        return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity)
-                .channelMode(channelMode, ChannelMode.observer(channelMode)), executor);
+                            String channelMode,
+                            @org.springframework.beans.factory.annotation.Value(
+                                    "${imexprobe.computedomains.enabled:false}") boolean computeDomains,
+                            @org.springframework.beans.factory.annotation.Value(
+                                    "${imexprobe.computedomains.interval:60s}") Duration computeDomainsInterval,
+                            org.springframework.beans.factory.ObjectProvider<KubernetesApi> api) {
+        NodeReporter reporter = new NodeReporter(driver, NodeInspectorSettings.defaults(), identity)
+                .channelMode(channelMode, ChannelMode.observer(channelMode));
+        if (computeDomains) {
+            if (computeDomainsInterval.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("imexprobe.computedomains.interval must be at least 1s (every "
+                        + "agent lists them), got " + computeDomainsInterval);
+            }
+            reporter.computeDomains(new ComputeDomains(api.getObject(), identity.node(), computeDomainsInterval,
+                    Clock.systemUTC()));
+        }
+        return new NodeService(reporter, executor);
     }
 
     @Bean(destroyMethod = "close")

@@ -1,5 +1,7 @@
 package dev.imexprobe.node;
 
+import dev.imexprobe.kubernetes.ComputeDomainStatus;
+import java.util.function.Supplier;
 import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.DriverStatus;
 import dev.imexprobe.cuda.GpuInventory;
@@ -50,11 +52,32 @@ public final class NodeReporter {
         return new NodeReport(identity, status.isFake(), view, gpus,
                 LocalDiagnosis.usableChannels(facts.imexChannels(), status.isFake()), facts.imexChannels(),
                 facts.imexDaemon(), facts.driverParams(), facts.deviceNodes(), facts.visibleDevices(),
-                observed(LocalDiagnosis.diagnose(status, inventory, facts)), Instant.now(), channelMode);
+                observed(LocalDiagnosis.diagnose(status, inventory, facts)), Instant.now(), channelMode,
+                computeDomains());
     }
 
     private volatile boolean observer;
     private volatile String channelMode;
+    private volatile Supplier<ComputeDomainStatus> computeDomains;
+
+    /** This node's ComputeDomains from the Kubernetes API (imexprobe.computedomains.enabled); cached by the source. */
+    public NodeReporter computeDomains(Supplier<ComputeDomainStatus> source) {
+        this.computeDomains = source;
+        return this;
+    }
+
+    private ComputeDomainStatus computeDomains() {
+        Supplier<ComputeDomainStatus> s = computeDomains;
+        if (s == null) {
+            return null;
+        }
+        try {
+            return s.get();
+        } catch (RuntimeException e) {
+            return new ComputeDomainStatus(ComputeDomainStatus.ERROR, String.valueOf(e), java.util.List.of(),
+                    Instant.now());
+        }
+    }
 
     /**
      * imexprobe.channel.mode, shown in the report (peers read it: they do not probe into an observer). In observer
