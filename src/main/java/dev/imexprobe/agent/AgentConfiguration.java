@@ -43,9 +43,13 @@ public class AgentConfiguration {
     @Bean
     NodeService nodeService(CudaDriver driver, AgentIdentity identity, DriverExecutor executor,
                             @org.springframework.beans.factory.annotation.Value("${imexprobe.channel.mode:hostPath}")
-                            String channelMode) {
+                            String channelMode,
+                            @org.springframework.beans.factory.annotation.Value("${imexprobe.node.fabric-stuck-after:5m}")
+                            java.time.Duration fabricStuckAfter) {
         return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity)
-                .channelMode(channelMode, ChannelMode.observer(channelMode)), executor);
+                .channelMode(channelMode, ChannelMode.observer(channelMode))
+                .joinClock(new dev.imexprobe.node.FabricJoinClock(fabricStuckAfter, java.time.Clock.systemUTC())),
+                executor);
     }
 
     @Bean(destroyMethod = "close")

@@ -76,13 +76,23 @@ public enum FindingCode {
             "GPU {gpu} has not finished joining its NVLink fabric (state {state}).",
             "Check the fabric manager / NVLink subnet manager and nvidia-smi -q (Fabric section); imports across "
                     + "the NVLink domain fail until the state is COMPLETED."),
+    FABRIC_STATE_STUCK(Severity.ERROR, Blame.LOCAL,
+            "GPU {gpu} has shown fabric state {state} for {seconds} s (more than {stuckAfterSeconds} s): it is stuck "
+                    + "joining its NVLink fabric, not passing through. Imports across the NVLink domain fail while it "
+                    + "is (the fault NVSentinel calls FM_REGISTRATION_STUCK).",
+            "Check the fabric manager (systemctl status nvidia-fabricmanager, its log) and nvidia-smi -q (Fabric "
+                    + "section); restart the fabric manager, and if the GPU stays IN_PROGRESS, drain the node and "
+                    + "reset the GPU. imexprobe.node.fabric-stuck-after sets the grace period."),
     FABRIC_UNHEALTHY(Severity.ERROR, Blame.LOCAL,
-            "GPU {gpu} joined the fabric but reports a problem: status {status}, health {health}, summary {summary}.",
+            "GPU {gpu} joined the fabric but reports a problem ({flags}): status {status}, health {health}, summary "
+                    + "{summary}.",
             "Look at nvidia-smi -q (Fabric section) and the fabric manager's log; a GPU with an unhealthy route "
                     + "or wrong configuration must be fixed or drained."),
     FABRIC_DEGRADED(Severity.WARNING, Blame.LOCAL,
-            "GPU {gpu}'s fabric works with reduced bandwidth (health {health}, summary {summary}).",
-            "Expect slower transfers; check NVLink errors (nvidia-smi nvlink -e) and plan maintenance."),
+            "GPU {gpu}'s fabric works, degraded ({flags}): reduced bandwidth, limited capacity or routes being "
+                    + "recovered (health {health}, summary {summary}).",
+            "Expect slower transfers (NCCL falls back or slows down on such GPUs); check NVLink errors (nvidia-smi "
+                    + "nvlink -e) and the fabric manager log, and plan maintenance if it does not clear."),
     NVML_UNAVAILABLE(Severity.WARNING, Blame.LOCAL,
             "NVML could not be used ({reason}), so fabric state and health are unknown.",
             "Mount libnvidia-ml.so.1 into the container (the NVIDIA runtime does) or set IMEXPROBE_NVML_LIBRARY."),

@@ -50,11 +50,18 @@ public final class NodeReporter {
         return new NodeReport(identity, status.isFake(), view, gpus,
                 LocalDiagnosis.usableChannels(facts.imexChannels(), status.isFake()), facts.imexChannels(),
                 facts.imexDaemon(), facts.driverParams(), facts.deviceNodes(), facts.visibleDevices(),
-                observed(LocalDiagnosis.diagnose(status, inventory, facts)), Instant.now(), channelMode);
+                observed(LocalDiagnosis.diagnose(status, inventory, facts, joinClock)), Instant.now(), channelMode);
     }
 
     private volatile boolean observer;
     private volatile String channelMode;
+    private volatile FabricJoinClock joinClock;
+
+    /** The agent's memory of fabric states across reports, so a state that does not move becomes FABRIC_STATE_STUCK. */
+    public NodeReporter joinClock(FabricJoinClock clock) {
+        this.joinClock = clock;
+        return this;
+    }
 
     /**
      * imexprobe.channel.mode, shown in the report (peers read it: they do not probe into an observer). In observer
