@@ -94,7 +94,8 @@ _Static_assert(sizeof(struct fabric_wire) == sizeof(CUmemFabricHandle), "a fabri
 
 struct CUctx_st {
     int ordinal;
-    int refs; /* primary context retains */
+    int refs;           /* primary context retains */
+    int exclusive_fd;   /* EXCLUSIVE_PROCESS: the open lock file while refs > 0, else -1 (0 before discover) */
 };
 
 struct CUstream_st {
@@ -511,7 +512,10 @@ static CUresult discover(void) {
     int present[FAKE_MAX_GPUS];
     int npresent = fake_present_gpus(present);
     device_count = visible_devices(present, npresent, device_physical);
-    for (int i = 0; i < device_count; i++) contexts[i].ordinal = i;
+    for (int i = 0; i < device_count; i++) {
+        contexts[i].ordinal = i;
+        contexts[i].exclusive_fd = -1;
+    }
     if (device_count == 0) return CUDA_ERROR_NO_DEVICE;
     if (fake_ensure_state_dir() == 0) collect_dead_files();
     return CUDA_SUCCESS;
@@ -657,13 +661,47 @@ ENTRY(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUdevice dev), 
 
 /* ---- contexts --------------------------------------------------------------------------------------- */
 
+/* EXCLUSIVE_PROCESS across processes: the context's owner holds an OFD write lock on
+ * <state dir>/exclusive-<host tag>-gpu<physical> while its context lives; the kernel drops it when the owner
+ * closes it or dies. Returns the open descriptor, or -1 when another process holds the GPU (or no lock could be
+ * taken: refusing is the safe answer for a mode that exists to keep a GPU to one process). */
+static int take_exclusive(int physical) {
+    if (fake_ensure_state_dir() != 0) return -1;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/exclusive-%016llx-gpu%d", fake_config()->state_dir,
+             (unsigned long long)host_tag(fake_config()->host), physical);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        fake_log("cannot open %s: %s; the context is refused", path, strerror(errno));
+        return -1;
+    }
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1, .l_pid = 0};
+    if (fcntl(fd, F_OFD_SETLK, &fl) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 ENTRY(cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev), (pctx, dev)) {
     if (!pctx) return CUDA_ERROR_INVALID_VALUE;
     if (!valid_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
-    if (contexts[dev].refs++ == 0) { /* under `lock`, as every ENTRY */
+    if (contexts[dev].refs == 0) { /* under `lock`, as every ENTRY: this retain creates the context */
+        int mode = fake_config()->compute_mode[device_physical[dev]];
+        /* cuda.h, cuDevicePrimaryCtxRetain: "Retaining the primary context for the first time will fail with
+         * CUDA_ERROR_UNKNOWN if the compute mode of the device is CU_COMPUTEMODE_PROHIBITED". */
+        if (mode == 2) return CUDA_ERROR_UNKNOWN;
+        if (mode == 3) {
+            /* cuda.h, CUDA_ERROR_DEVICE_UNAVAILABLE (46): "requested CUDA device is unavailable at the current
+             * time. Devices are often unavailable due to use of CU_COMPUTEMODE_EXCLUSIVE_PROCESS or ..." */
+            int fd = take_exclusive(device_physical[dev]);
+            if (fd < 0) return CUDA_ERROR_DEVICE_UNAVAILABLE;
+            contexts[dev].exclusive_fd = fd;
+        }
         context_creations++;
         context_log("create", dev);
     }
+    contexts[dev].refs++;
     *pctx = &contexts[dev];
     return CUDA_SUCCESS;
 }
@@ -671,7 +709,13 @@ ENTRY(cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev), (pctx, dev)) {
 ENTRY(cuDevicePrimaryCtxRelease, (CUdevice dev), (dev)) {
     if (!valid_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
     CUresult rc = contexts[dev].refs == 0 ? CUDA_ERROR_INVALID_CONTEXT : CUDA_SUCCESS;
-    if (rc == CUDA_SUCCESS && --contexts[dev].refs == 0) context_log("destroy", dev);
+    if (rc == CUDA_SUCCESS && --contexts[dev].refs == 0) {
+        context_log("destroy", dev);
+        if (contexts[dev].exclusive_fd >= 0) {
+            close(contexts[dev].exclusive_fd); /* drops the lock: another process may now make its context */
+            contexts[dev].exclusive_fd = -1;
+        }
+    }
     return rc;
 }
 

@@ -124,6 +124,8 @@ spec:
           value: {{ $v.agent.metricsPairs | quote }}
         - name: IMEXPROBE_LADDER_ENABLED
           value: {{ $v.agent.ladderEnabled | quote }}
+        - name: IMEXPROBE_DRIVER_PROBEEXCLUSIVEPROCESS
+          value: {{ $v.agent.driver.probeExclusiveProcess | quote }}
         {{- if and (not $perGpu) (not $v.gpuResource.enabled) }}
         # No GPU from the scheduler: the NVIDIA runtime exposes all of the node's GPUs to the agent.
         - name: NVIDIA_VISIBLE_DEVICES

@@ -35,6 +35,25 @@ public enum FindingCode {
                     + "fabric state and channel devices.",
             "To prove exports and imports, give the agent a channel: imex.channel.mode=hostPath where the host "
                     + "manages IMEX, or computeDomain on canary nodes (it takes that node's ComputeDomain)."),
+    COMPUTE_MODE_EXCLUSIVE_PROCESS(Severity.INFO, Blame.LOCAL,
+            "GPU {gpu} ({uuid}) is in compute mode EXCLUSIVE_PROCESS: one process's context at a time. A context "
+                    + "the agent held there would keep a job's own context out (CUDA_ERROR_DEVICE_UNAVAILABLE, 46), "
+                    + "so the agent creates none on it and its pairs are not probed.",
+            "Nothing to fix if the GPU is meant for one job at a time. To probe it, set it back to DEFAULT "
+                    + "(nvidia-smi -i {uuid} -c DEFAULT, as root) or, only where this GPU is kept idle for the agent, "
+                    + "opt in with imexprobe.driver.probe-exclusive-process=true (chart: "
+                    + "agent.driver.probeExclusiveProcess)."),
+    COMPUTE_MODE_PROHIBITED(Severity.INFO, Blame.LOCAL,
+            "GPU {gpu} ({uuid}) is in compute mode PROHIBITED: no process may create a context on it (cuda.h: "
+                    + "retaining its primary context fails), so the agent does not try and its pairs are not probed.",
+            "Nothing to fix if the GPU is fenced off on purpose. To probe it, set it to DEFAULT (nvidia-smi -i "
+                    + "{uuid} -c DEFAULT, as root); imexprobe.driver.probe-exclusive-process does not apply to this mode."),
+    MIG_ENABLED(Severity.INFO, Blame.LOCAL,
+            "GPU {gpu} ({uuid}) has MIG enabled: CUDA runs on its MIG instances, not on the whole GPU, and the agent "
+                    + "does not probe MIG instances, so it creates no context on it and its pairs are not probed.",
+            "Nothing to fix if the GPU is partitioned for jobs. To probe it, disable MIG while no job uses it "
+                    + "(nvidia-smi -i {uuid} -mig 0, then reset the GPU); imexprobe.driver.probe-exclusive-process "
+                    + "does not apply to MIG."),
     NO_IMEX_CHANNEL(Severity.ERROR, Blame.LOCAL,
             "No IMEX channel is usable in {channelDir}: {channelState}. cuMemCreate(FABRIC) returns 800 "
                     + "NOT_PERMITTED without one (measured on an H200).",

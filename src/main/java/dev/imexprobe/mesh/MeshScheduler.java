@@ -273,6 +273,13 @@ public final class MeshScheduler implements AutoCloseable {
         boolean anyProbed = false;
         for (GpuSelector.Gpu local : locals) {
             for (GpuSelector.Gpu remote : peer.gpus()) {
+                dev.imexprobe.finding.Finding noContext = local.notProbed() != null
+                        ? dev.imexprobe.probe.ContextGuard.of(local) : dev.imexprobe.probe.ContextGuard.of(remote);
+                if (noContext != null) {
+                    // compute mode or MIG: no context is made on that GPU, so the pair is not probed (never failed)
+                    recorder.state().notProbed(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()), noContext);
+                    continue;
+                }
                 if (!ImexDomain.same(local.domain(), remote.domain())) {
                     // cannot work by design: not probed, never a failure (and never an alert); now and then
                     // one such pair is sampled to check that it indeed cannot (CrossDomainSample)
@@ -337,7 +344,7 @@ public final class MeshScheduler implements AutoCloseable {
     private List<GpuSelector.Gpu> localGpus() {
         List<GpuSelector.Gpu> out = new ArrayList<>();
         for (GpuDevice g : self.gpus()) {
-            out.add(new GpuSelector.Gpu(g.index(), g.uuid(), g.imexDomain()));
+            out.add(new GpuSelector.Gpu(g.index(), g.uuid(), g.imexDomain(), g.notProbed()));
             recorder.state().learnDomain(g.uuid(), g.imexDomain());
         }
         return out;
