@@ -140,6 +140,11 @@ static const char *apply_config(const char *key, const char *value, int status_s
         snprintf(config.host, sizeof config.host, "%.*s", FAKE_HOST_MAX - 1, value);
         return NULL;
     }
+    if (strcmp(key, "imex.domain") == 0) {
+        if (!valid_host_id(value)) return "imex.domain must be 1..127 printable characters without spaces";
+        snprintf(config.imex_domain, sizeof config.imex_domain, "%.*s", FAKE_HOST_MAX - 1, value);
+        return NULL;
+    }
     if (strcmp(key, "gpus") == 0) {
         if (parse_number(value, 0, FAKE_MAX_GPUS, &v) != 0) return "gpus must be 0..64";
         config.gpus = (int)v;

@@ -72,6 +72,7 @@ struct alloc_header {
     int32_t fabric_status;
     uint32_t fabric_clique;
     unsigned char fabric_cluster[16];
+    char imex_domain[FAKE_HOST_MAX]; /* the exporter host's imex.domain, "" when unset */
 };
 _Static_assert(sizeof(struct alloc_header) <= HEADER_SIZE, "the header fits its region");
 
@@ -263,6 +264,7 @@ static int read_header(int fd, struct alloc_header *h) {
     if (pread(fd, h, sizeof *h, 0) != (ssize_t)sizeof *h) return -1;
     if (memcmp(h->magic, ALLOC_MAGIC, sizeof ALLOC_MAGIC) != 0) return -1;
     h->host[FAKE_HOST_MAX - 1] = '\0';
+    h->imex_domain[FAKE_HOST_MAX - 1] = '\0';
     h->boot_id[sizeof h->boot_id - 1] = '\0';
     if (h->size == 0 || h->size % GRANULARITY != 0 || h->size > TOTAL_MEMORY ||
         (uint64_t)st.st_size != HEADER_SIZE + h->size)
@@ -806,6 +808,7 @@ ENTRY(cuMemCreate, (CUmemGenericAllocationHandle *handle, size_t size, const CUm
     h.fabric_status = c->fabric[physical].status;
     h.fabric_clique = c->fabric[physical].clique;
     memcpy(h.fabric_cluster, c->fabric[physical].cluster, 16);
+    snprintf(h.imex_domain, sizeof h.imex_domain, "%s", c->imex_domain);
 
     int fd = write_alloc_file(&h, 1);
     if (fd < 0) fd = write_alloc_file(&h, 0);
@@ -874,6 +877,17 @@ static int same_fabric(const struct alloc_header *h, int importer_physical) {
            h->fabric_clique == mine->clique && memcmp(h->fabric_cluster, mine->cluster, 16) == 0;
 }
 
+/* Another host's export imports only within one IMEX domain. With imex.domain set on either host, that decides:
+ * the same name imports (even across cliques: two domains that should be apart but are not), another name is
+ * 801 (even within one clique: a clique split into two IMEX daemon ensembles, DRA driver issue #892). Unset on
+ * both, the NVLink fabric decides (same_fabric). Model, not measured. */
+static int same_imex_domain(const struct alloc_header *h, int importer_physical) {
+    const char *mine = fake_config()->imex_domain;
+    if (mine[0] != '\0' || h->imex_domain[0] != '\0')
+        return strncmp(mine, h->imex_domain, FAKE_HOST_MAX) == 0;
+    return same_fabric(h, importer_physical);
+}
+
 static int gpu_visible(int physical) {
     for (int i = 0; i < device_count; i++)
         if (device_physical[i] == physical) return 1;
@@ -910,7 +924,7 @@ static CUresult import_fabric(const CUmemFabricHandle *handle, CUmemGenericAlloc
         } else if (same_host(&h)) {
             /* The seed failure model (FAKECUDA_SAME_NODE_101=1), until a two-GPU host shows the truth. */
             if (fake_config()->same_node_101 && !gpu_visible(h.gpu)) rc = CUDA_ERROR_INVALID_DEVICE;
-        } else if (!same_fabric(&h, device_physical[current_ordinal()])) {
+        } else if (!same_imex_domain(&h, device_physical[current_ordinal()])) {
             rc = CUDA_ERROR_NOT_SUPPORTED;
         }
     }

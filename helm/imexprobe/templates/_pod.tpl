@@ -118,6 +118,8 @@ spec:
         {{- end }}
         - name: IMEXPROBE_MESH_INTERVAL
           value: {{ $v.agent.meshInterval | quote }}
+        - name: IMEXPROBE_MESH_CROSS_DOMAIN_SAMPLE_INTERVAL
+          value: {{ $v.agent.crossDomainSampleInterval | quote }}
         - name: IMEXPROBE_METRICS_PAIRS
           value: {{ $v.agent.metricsPairs | quote }}
         - name: IMEXPROBE_LADDER_ENABLED
@@ -132,6 +134,7 @@ spec:
         - name: NVIDIA_DRIVER_CAPABILITIES
           value: compute,utility
         {{- include "imexprobe.nodeConditionEnv" $root | nindent 8 }}
+        {{- include "imexprobe.computeDomainStatusEnv" $root | nindent 8 }}
         {{- with $v.agent.extraEnv }}
         {{- toYaml . | nindent 8 }}
         {{- end }}

@@ -206,6 +206,32 @@ public enum FindingCode {
             "Exports from {source} fail on {failedTargets} of {targets} targets: the fault is at the source.",
             "Start with the source node's own findings (GET /v1/node there): channel, daemon and fabric state."),
 
+    // ---- domain evidence: what the pairs say about IMEX domains (docs/findings.md) -------------------------
+    CLIQUE_SPLIT(Severity.ERROR, Blame.LOCAL,
+            "NVLink domain {domain} is split into {groups}: nodes import within each group but not across "
+                    + "({failedPairs} pairs failed, mostly {driverResult}). The clique is served by more than one IMEX "
+                    + "domain (e.g. two ComputeDomains, or IMEX daemons whose node lists do not include each other).",
+            "Put the nodes of one clique in one IMEX domain: one ComputeDomain for the workload, or one IMEX "
+                    + "nodes_config listing all of them (nvidia-imex-ctl -N on each node shows whom its daemon "
+                    + "reaches). Until then keep each job within one group (DRA driver issue #892)."),
+    DOMAIN_CLAIM_UNPROVEN(Severity.ERROR, Blame.TARGET,
+            "{node} reports NVLink domain {domain}, but imports between it and {failedWith} fail ({driverResult}) "
+                    + "while those nodes import from each other: it is not in the IMEX domain it claims.",
+            "On {node}: check that its IMEX daemon is up and lists the domain's nodes (nvidia-imex-ctl -N), that "
+                    + "it is in the same ComputeDomain as the others, and its NVML fabric state (nvidia-smi -q, "
+                    + "Fabric section); drain it from jobs that span the domain until it imports."),
+    DOMAIN_MEMBERS_DISAGREE(Severity.WARNING, Blame.LOCAL,
+            "Members of one IMEX domain disagree about it: {detail}",
+            "Compare nvidia-smi -q (Fabric: ClusterUUID, CliqueId) on the nodes named, the node label "
+                    + "nvidia.com/gpu.clique (GPU feature discovery) and the fabric manager's partition: a GPU with "
+                    + "a stale registration needs the fabric manager restarted or the GPU reset."),
+    IMEX_DOMAINS_NOT_ISOLATED(Severity.WARNING, Blame.LOCAL,
+            "A sampled probe across IMEX domains passed: {sourceNode} ({sourceDomain}) exported and {targetNode} "
+                    + "({targetDomain}) imported. The two domains are meant to be apart but are not.",
+            "If they should be one domain, their NVML fabric registration is wrong (compare cluster UUID and "
+                    + "clique on both nodes). If they should be apart, an IMEX daemon's node list or a ComputeDomain "
+                    + "spans both: memory of one tenant can be imported by the other."),
+
     // ---- preflight evidence: the instances of one job (docs/preflight.md) ------------------------------------
     PREFLIGHT_PEERS_MISSING(Severity.ERROR, Blame.LOCAL,
             "Only {found} of {expected} preflight instances answered before the deadline ({deadlineSeconds} s); "
