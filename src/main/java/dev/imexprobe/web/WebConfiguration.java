@@ -28,6 +28,17 @@ public class WebConfiguration {
         return r;
     }
 
+    /** /probe and /v1/imports answered without MVC's dispatch, after the auth filter (DirectRoutes says when). */
+    @Bean
+    FilterRegistrationBean<DirectRoutes> directRoutes(ProbeController probe, ImportController imports,
+                                                      Problems problems, JsonMapper json) {
+        FilterRegistrationBean<DirectRoutes> r = new FilterRegistrationBean<>(
+                new DirectRoutes(probe, imports, problems, json));
+        r.setOrder(Ordered.HIGHEST_PRECEDENCE + 15);
+        r.addUrlPatterns(DirectRoutes.PROBE, DirectRoutes.IMPORTS);
+        return r;
+    }
+
     /** Actuator's bare 404s (an unknown health component) get a problem+json body like every other error. */
     @Bean
     FilterRegistrationBean<BodilessErrors> bodilessErrors(JsonMapper json) {
