@@ -15,7 +15,8 @@
 #   --driver   auto (default): the real libcuda.so.1 when the dynamic linker or a usual driver folder has it, else
 #              the fake driver (target/native/fake, or the copy inside the jar)
 #   --keep     keep the work folder (agent logs, the driver floor's JSON) and print where it is
-#   --sections http,micro,probe,copy,scale (default: all)   --copy-sizes 256M,1G
+#   --sections http,micro,probe,cost,copy,scale (default: all; cost: GPU memory and CPU of an idle agent
+#              and of one in rounds, per GPU)   --copy-sizes 256M,1G
 #   --scale-rounds W,M   the 30 s scale run: W mesh rounds of warm-up, M intervals measured (default 2,4)
 #   --compare-jar OTHER.jar [--compare-hops N] [--compare-agent-jvm "FLAGS"]   before/after: a second pair of
 #              agents from another build (or with other JVM flags), probed alternately with this build's pair
@@ -52,7 +53,7 @@ while [ $# -gt 0 ]; do
     --agent-env) agent_env=$2; shift ;;
     --aot) aot=1 ;;
     --no-aot) aot=0 ;;
-    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown option '$1' (--help)" >&2; exit 64 ;;
   esac
   shift

@@ -67,7 +67,7 @@ public final class Bench {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> agentJvm = List.of();
         Map<String, String> agentEnv = new LinkedHashMap<>();
-        Set<String> sections = Set.of("http", "micro", "probe", "copy", "scale");
+        Set<String> sections = Set.of("http", "micro", "probe", "cost", "copy", "scale");
         String copySizes = null;
         Path compareJar = null;
         int compareHops = POOL_HOPS_PER_PUSH_PROBE;
@@ -213,6 +213,11 @@ public final class Bench {
         }
         if (probe != null && floor != null && http != null) {
             figures.put("breakdown", breakdown(probe, floor, http, micro, POOL_HOPS_PER_PUSH_PROBE));
+        }
+        if (sections.contains("cost")) {
+            progress("cost beside jobs: an idle pair and a pair in rounds, GPU memory and CPU per agent");
+            figures.put("cost", new AgentCost(json).run(s, env));
+            save(json, outFile, figures, true);
         }
         if (sections.contains("copy")) {
             List<Long> sizes = CopyBandwidth.parseSizes(copySizes != null ? copySizes
@@ -589,6 +594,32 @@ public final class Bench {
                         "%.0f us / %.1f ms, %s of %s scrapes failed while recording",
                         ((Number) mm.get("recordOneResultUs")).doubleValue(), ((Number) mm.get("scrapeMs")).doubleValue(),
                         mm.get("scrapesFailedWhileRecording"), mm.get("scrapesWhileRecording")), "", "info"));
+            }
+        }
+        Map<String, Object> cost = (Map<String, Object>) f.get("cost");
+        if (cost != null) {
+            for (String phase : List.of("idle", "rounds")) {
+                Map<String, Object> p = (Map<String, Object>) cost.get(phase);
+                StringBuilder v = new StringBuilder();
+                for (Map<String, Object> a : (List<Map<String, Object>>) p.get("agents")) {
+                    v.append(v.isEmpty() ? "" : "; ").append(a.get("gpuMemoryMaxMiBPerGpu") instanceof Number mib
+                            ? String.format(Locale.ROOT, "%.0f MiB", mib.doubleValue()) : "GPU memory n/a");
+                    v.append(String.format(Locale.ROOT, ", CPU %.1f ms/s", ((Number) a.get("cpuMsPerSecondPerGpu"))
+                            .doubleValue()));
+                    if (a.get("cpuMsPerRoundPerGpu") instanceof Number r) {
+                        v.append(String.format(Locale.ROOT, " = %.0f ms/round", r.doubleValue()));
+                    }
+                    v.append(String.format(Locale.ROOT, ", %.0f contexts", ((Number) a.get("contextsCreated"))
+                            .doubleValue()));
+                }
+                boolean idle = "idle".equals(phase);
+                Object held = ((List<Map<String, Object>>) p.get("agents")).stream()
+                        .map(a -> a.get("gpuMemoryMaxMiB")).filter(x -> x instanceof Number n && n.doubleValue() > 0)
+                        .findAny().orElse(null);
+                rows.add(new Row("agent cost per GPU, " + (idle ? "idle (mesh off)" : "in rounds every "
+                        + p.get("meshIntervalSeconds") + " s") + ": GPU memory (max), CPU", v.toString(),
+                        idle ? "0 MiB" : "", !idle ? "info" : cost.get("gpuMemorySource").toString().startsWith("none")
+                        ? "n/a (fake)" : held == null ? "pass" : "MISS"));
             }
         }
         Map<String, Object> copy = (Map<String, Object>) f.get("copy");

@@ -1,5 +1,6 @@
 package dev.imexprobe.bench;
 
+import dev.imexprobe.api.ImportReply;
 import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.HandleType;
 import dev.imexprobe.node.AgentIdentity;
@@ -13,7 +14,6 @@ import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.DriverExecutor;
 import dev.imexprobe.probe.ExportStage;
 import dev.imexprobe.probe.ImportStage;
-import dev.imexprobe.probe.ImportReply;
 import dev.imexprobe.probe.MapStage;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.ProbeReport;

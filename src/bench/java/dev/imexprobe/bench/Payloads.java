@@ -1,17 +1,16 @@
 package dev.imexprobe.bench;
 
+import dev.imexprobe.api.ImportReply;
+import dev.imexprobe.api.ImportRequest;
 import dev.imexprobe.cuda.CuResult;
 import dev.imexprobe.cuda.FabricHandle;
-import dev.imexprobe.probe.ImportReply;
 import dev.imexprobe.probe.Stage;
 import dev.imexprobe.probe.StageResult;
 import dev.imexprobe.probe.StageStatus;
 import dev.imexprobe.probe.Verdict;
 
 import java.security.SecureRandom;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Documents shaped and sized like the ones agents exchange in a push probe, for the HTTP floor and the JSON
@@ -33,19 +32,9 @@ final class Payloads {
     }
 
     /** The body PushExchange sends (field for field). */
-    static Map<String, Object> importBody(FabricHandle handle, long size, String gpuUuid, long seed, Long writebackSeed,
-                                          String exporterNode) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("handle", handle.base64());
-        body.put("handleType", "FABRIC");
-        body.put("sizeBytes", size);
-        body.put("gpu", gpuUuid);
-        body.put("seed", Long.toString(seed));
-        if (writebackSeed != null) {
-            body.put("writebackSeed", Long.toString(writebackSeed));
-        }
-        body.put("exporterNode", exporterNode);
-        return body;
+    static ImportRequest importBody(FabricHandle handle, long size, String gpuUuid, long seed, Long writebackSeed,
+                                    String exporterNode) {
+        return new ImportRequest(handle.base64(), "FABRIC", size, gpuUuid, seed, writebackSeed, exporterNode);
     }
 
     /** An importer's passing reply, with the importer stages' own sentences. */

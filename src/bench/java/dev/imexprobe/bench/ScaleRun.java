@@ -1,5 +1,6 @@
 package dev.imexprobe.bench;
 
+import dev.imexprobe.api.ImportReply;
 import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.FabricHandle;
 import dev.imexprobe.node.AgentIdentity;
@@ -11,7 +12,6 @@ import dev.imexprobe.peer.PeerClient;
 import dev.imexprobe.probe.DriverExecutor;
 import dev.imexprobe.probe.ExportLimits;
 import dev.imexprobe.probe.ExportRegistry;
-import dev.imexprobe.probe.ImportReply;
 import dev.imexprobe.probe.Importer;
 import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.StageEngine;

@@ -250,6 +250,9 @@ public final class MeshScheduler implements AutoCloseable {
         if (self.agentId().equals(peer.agentId())) {
             return; // our own address under another name
         }
+        for (GpuSelector.Gpu remote : peer.gpus()) {
+            recorder.state().learnDomain(remote.uuid(), remote.domain());
+        }
         for (GpuSelector.Gpu local : locals) {
             for (GpuSelector.Gpu remote : peer.gpus()) {
                 recorder.state().expect(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()));
@@ -317,6 +320,7 @@ public final class MeshScheduler implements AutoCloseable {
         List<GpuSelector.Gpu> out = new ArrayList<>();
         for (GpuDevice g : self.gpus()) {
             out.add(new GpuSelector.Gpu(g.index(), g.uuid(), g.imexDomain()));
+            recorder.state().learnDomain(g.uuid(), g.imexDomain());
         }
         return out;
     }

@@ -21,6 +21,8 @@ public final class MeshState {
     private final Clock clock;
     private final Map<PairKey, PairState> pairs = new ConcurrentSkipListMap<>();
     private final Map<PairKey, Instant> seen = new ConcurrentHashMap<>();
+    /** GPU UUID → IMEX domain, as this agent's node report and its peers' /v1/node said last. */
+    private final Map<String, String> domains = new ConcurrentHashMap<>();
     private volatile Instant lastCycle;
     private volatile int peersKnown;
 
@@ -47,6 +49,25 @@ public final class MeshState {
         seen.remove(key);
     }
 
+    /** What this agent learned of a GPU's IMEX domain (its own GPUs, a peer's /v1/node); null domains are ignored. */
+    public void learnDomain(String gpuUuid, String domain) {
+        if (gpuUuid != null && domain != null) {
+            domains.put(gpuUuid, domain);
+        }
+    }
+
+    /** The GPU's IMEX domain, or null when no one said. */
+    public String domainOf(String gpuUuid) {
+        return gpuUuid == null ? null : domains.get(gpuUuid);
+    }
+
+    /** The importer's domain when it is known and differs from the exporter's (a pair across domains), else null. */
+    private String targetDomainIfApart(String source, String target) {
+        String s = domainOf(source);
+        String t = domainOf(target);
+        return s != null && t != null && !s.equals(t) ? t : null;
+    }
+
     public PairState record(PairResult r) {
         PairKey key = new PairKey(r.sourceNode(), orUnknown(r.sourceGpu()), r.targetNode() != null ? r.targetNode()
                 : "unknown", orUnknown(r.targetGpu()));
@@ -58,6 +79,7 @@ public final class MeshState {
             Instant lastSuccess = ok ? now : old != null ? old.lastSuccess() : null;
             int failures = ok ? 0 : (old != null ? old.consecutiveFailures() : 0) + 1;
             return new PairState(k.sourceNode(), k.sourceGpu(), k.targetNode(), k.targetGpu(),
+                    domainOf(k.sourceGpu()), targetDomainIfApart(k.sourceGpu(), k.targetGpu()),
                     ok ? PairState.State.OK : PairState.State.FAILED,
                     ok || failed == null ? null : failed.name().label(),
                     ok || failed == null ? null : failed.cuResult(),
@@ -71,14 +93,29 @@ public final class MeshState {
         Instant now = clock.instant();
         seen.put(k, now);
         PairState s = new PairState(k.sourceNode(), k.sourceGpu(), k.targetNode(), k.targetGpu(),
-                PairState.State.NOT_PROBED, null, null, null, why, 0.0, null, now, null, 0);
+                domainOf(k.sourceGpu()), targetDomainIfApart(k.sourceGpu(), k.targetGpu()), PairState.State.NOT_PROBED, null, null, null, why, 0.0, null, now, null, 0);
         pairs.put(k, s);
         return s;
     }
 
+    /** Every pair as of now; a pair recorded before its GPUs' domains were learned gets them here. */
     public List<PairState> snapshot() {
         Instant now = clock.instant();
-        return pairs.values().stream().map(p -> p.at(now)).toList();
+        return pairs.values().stream().map(p -> withDomains(p).at(now)).toList();
+    }
+
+    private PairState withDomains(PairState p) {
+        if (p.domain() != null) {
+            return p;
+        }
+        String d = domainOf(p.sourceGpu());
+        if (d == null) {
+            return p;
+        }
+        return new PairState(p.sourceNode(), p.sourceGpu(), p.targetNode(), p.targetGpu(), d,
+                targetDomainIfApart(p.sourceGpu(), p.targetGpu()), p.state(), p.stage(), p.cuResult(), p.cuResultName(),
+                p.finding(), p.ageSeconds(), p.lastSuccess(), p.lastProbe(), p.durationSeconds(),
+                p.consecutiveFailures());
     }
 
     /** Forgets pairs not expected nor probed for {@code age}: peers that left the domain. Returns them. */

@@ -11,16 +11,28 @@ import java.time.Instant;
  * What is known about one ordered pair: its state, and for a failure the first failing stage with its CUresult
  * and the finding. {@code cuResult}/{@code cuResultName} appear only when that stage called the driver.
  *
+ * @param domain       the pair's IMEX domain ({@code ImexDomain}): the exporter GPU's, which for every pair the mesh
+ *                     probes is the importer's too (null while the exporter's is not known)
+ * @param targetDomain the importer GPU's domain, only when it differs from {@code domain}: a pair across domains
  * @param ageSeconds   seconds since the last result (null while unknown)
  * @param lastSuccess  when the pair last passed (null if never)
  * @param lastProbe    when the last result arrived (null while unknown)
  */
-@JsonPropertyOrder({"sourceNode", "sourceGpu", "targetNode", "targetGpu", "state", "stage", "cuResult",
-        "cuResultName", "finding", "ageSeconds", "lastSuccess"})
+@JsonPropertyOrder({"sourceNode", "sourceGpu", "targetNode", "targetGpu", "domain", "targetDomain", "state", "stage",
+        "cuResult", "cuResultName", "finding", "ageSeconds", "lastSuccess"})
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record PairState(String sourceNode, String sourceGpu, String targetNode, String targetGpu, State state,
-                        String stage, Integer cuResult, String cuResultName, Finding finding, Double ageSeconds,
-                        Instant lastSuccess, Instant lastProbe, Double durationSeconds, int consecutiveFailures) {
+public record PairState(String sourceNode, String sourceGpu, String targetNode, String targetGpu, String domain,
+                        String targetDomain, State state, String stage, Integer cuResult, String cuResultName,
+                        Finding finding, Double ageSeconds, Instant lastSuccess, Instant lastProbe,
+                        Double durationSeconds, int consecutiveFailures) {
+
+    /** A pair whose domains are not known (yet). */
+    public PairState(String sourceNode, String sourceGpu, String targetNode, String targetGpu, State state,
+                     String stage, Integer cuResult, String cuResultName, Finding finding, Double ageSeconds,
+                     Instant lastSuccess, Instant lastProbe, Double durationSeconds, int consecutiveFailures) {
+        this(sourceNode, sourceGpu, targetNode, targetGpu, null, null, state, stage, cuResult, cuResultName, finding,
+                ageSeconds, lastSuccess, lastProbe, durationSeconds, consecutiveFailures);
+    }
 
     public enum State {
         /** NOT_PROBED: by design (another IMEX domain, ...); its finding says why. Never a failure. */
@@ -44,12 +56,17 @@ public record PairState(String sourceNode, String sourceGpu, String targetNode, 
     /** The same state seen at {@code now}: only the age moves. */
     public PairState at(Instant now) {
         Double age = lastProbe == null ? null : Math.max(0, (now.toEpochMilli() - lastProbe.toEpochMilli()) / 1000.0);
-        return new PairState(sourceNode, sourceGpu, targetNode, targetGpu, state, stage, cuResult, cuResultName,
-                finding, age, lastSuccess, lastProbe, durationSeconds, consecutiveFailures);
+        return new PairState(sourceNode, sourceGpu, targetNode, targetGpu, domain, targetDomain, state, stage, cuResult,
+                cuResultName, finding, age, lastSuccess, lastProbe, durationSeconds, consecutiveFailures);
     }
 
     public PairState withFinding(Finding f) {
-        return new PairState(sourceNode, sourceGpu, targetNode, targetGpu, state, stage, cuResult, cuResultName, f,
-                ageSeconds, lastSuccess, lastProbe, durationSeconds, consecutiveFailures);
+        return new PairState(sourceNode, sourceGpu, targetNode, targetGpu, domain, targetDomain, state, stage, cuResult,
+                cuResultName, f, ageSeconds, lastSuccess, lastProbe, durationSeconds, consecutiveFailures);
+    }
+
+    /** Whether the two GPUs are in different IMEX domains (known on both sides): apart by design. */
+    public boolean acrossDomains() {
+        return targetDomain != null;
     }
 }

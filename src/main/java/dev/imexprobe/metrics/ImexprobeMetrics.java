@@ -58,6 +58,7 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     private LiveRows pairLastSuccess;
     private LiveRows fabricState;
     private LiveRows fabricHealthy;
+    private LiveRows gpuDomain;
     private dev.imexprobe.cuda.PrimaryContexts contexts;
     private final java.util.Set<String> contextGpus = new java.util.HashSet<>();
 
@@ -95,6 +96,10 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
                 .register(registry));
         fabricHealthy = new LiveRows(MultiGauge.builder("imexprobe.fabric.healthy")
                 .description("1 when the GPU's fabric registration completed and reports no problem, else 0")
+                .register(registry));
+        gpuDomain = new LiveRows(MultiGauge.builder("imexprobe.gpu.imex.domain.info")
+                .description("Always 1 per GPU; the domain label is the GPU's IMEX domain (fabric:<cluster>/<clique>, "
+                        + "or host:<id> for a GPU without an NVLink fabric)")
                 .register(registry));
         Gauge.builder("imexprobe.mesh.last.cycle.timestamp", mesh,
                         m -> m.lastCycle() == null ? 0 : m.lastCycle().toEpochMilli() / 1000.0)
@@ -160,7 +165,8 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
             return;
         }
         Tags pair = Tags.of("source_node", nz(r.sourceNode()), "source_gpu", nz(r.sourceGpu()),
-                "target_node", nz(r.targetNode()), "target_gpu", nz(r.targetGpu()));
+                "target_node", nz(r.targetNode()), "target_gpu", nz(r.targetGpu()),
+                "domain", nz(mesh.domainOf(r.sourceGpu())));
         Counter.builder("imexprobe.probes").tags(pair).tag("verdict", r.verdict().label())
                 .description("Probes of one pair in one direction, by verdict").register(registry).increment();
         Tags extra = pairLabels ? pair : Tags.empty();
@@ -201,11 +207,13 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
         Map<Tags, Double> code = new HashMap<>();
         Map<Tags, Double> success = new HashMap<>();
         for (PairState p : mesh.snapshot()) {
-            if (p.state() != PairState.State.OK && p.state() != PairState.State.FAILED) {
-                continue; // unknown yet, or not probed by design: no pair_up series, so nothing to alert on
+            if (p.state() != PairState.State.OK && p.state() != PairState.State.FAILED || p.acrossDomains()) {
+                // unknown yet, not probed by design, or an on-demand probe across domains (apart by design): no
+                // pair series, so nothing to alert on, and pair series only within a domain (Σ dᵢ², not N²)
+                continue;
             }
             Tags t = Tags.of("source_node", p.sourceNode(), "source_gpu", p.sourceGpu(), "target_node", p.targetNode(),
-                    "target_gpu", p.targetGpu());
+                    "target_gpu", p.targetGpu(), "domain", nz(p.domain()));
             up.put(t, p.state() == PairState.State.OK ? 1.0 : 0.0);
             code.put(t, p.state() == PairState.State.OK || p.cuResult() == null ? 0.0 : p.cuResult());
             Instant last = p.lastSuccess();
@@ -226,6 +234,13 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
         }
         fabricState.set(state);
         fabricHealthy.set(healthy);
+        Map<Tags, Double> domains = new HashMap<>();
+        for (GpuDevice g : node.get().gpus()) {
+            if (g.uuid() != null && g.imexDomain() != null) {
+                domains.put(gpuTags(g).and("domain", g.imexDomain()), 1.0);
+            }
+        }
+        gpuDomain.set(domains);
         if (contexts != null) {
             for (GpuDevice g : node.get().gpus()) {
                 if (g.uuid() != null && contextGpus.add(g.uuid())) {

@@ -1,11 +1,11 @@
 package dev.imexprobe.peer;
 
+import dev.imexprobe.api.ExportReply;
+import dev.imexprobe.api.ImportReply;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.peer.Prober.Peer;
-import dev.imexprobe.probe.ExportReply;
 import dev.imexprobe.probe.GpuSelector;
-import dev.imexprobe.probe.ImportReply;
 import dev.imexprobe.probe.Importer;
 import dev.imexprobe.probe.Stage;
 import dev.imexprobe.probe.StageEngine;

@@ -1,8 +1,11 @@
 package dev.imexprobe.peer;
 
-import dev.imexprobe.probe.ExportReply;
-import dev.imexprobe.probe.ImportReply;
-import dev.imexprobe.probe.StageReply;
+import dev.imexprobe.api.ExportReply;
+import dev.imexprobe.api.ExportRequest;
+import dev.imexprobe.api.ImportReply;
+import dev.imexprobe.api.ImportRequest;
+import dev.imexprobe.api.StageReply;
+import dev.imexprobe.api.VerifyRequest;
 
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -73,16 +76,16 @@ public final class PeerClient {
         return call(target, "GET", "/v1/node", null, JsonNode.class, false);
     }
 
-    public PeerCall<ImportReply> postImport(String target, Map<String, Object> request) {
+    public PeerCall<ImportReply> postImport(String target, ImportRequest request) {
         return call(target, "POST", "/v1/imports", request, ImportReply.class, true);
     }
 
-    public PeerCall<ExportReply> postExport(String target, Map<String, Object> request) {
+    public PeerCall<ExportReply> postExport(String target, ExportRequest request) {
         return call(target, "POST", "/v1/exports", request, ExportReply.class, true);
     }
 
     public PeerCall<StageReply> verifyExport(String target, String id, long seed) {
-        return call(target, "POST", "/v1/exports/" + id + "/verify", Map.of("seed", Long.toString(seed)),
+        return call(target, "POST", "/v1/exports/" + id + "/verify", new VerifyRequest(seed),
                 StageReply.class, true);
     }
 

@@ -1,25 +1,25 @@
 package dev.imexprobe.peer;
 
+import dev.imexprobe.api.ExportReply;
+import dev.imexprobe.api.ExportRequest;
+import dev.imexprobe.api.StageReply;
 import dev.imexprobe.cuda.FabricHandle;
 import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.peer.Prober.Peer;
 import dev.imexprobe.peer.Prober.Request;
 import dev.imexprobe.probe.Direction;
-import dev.imexprobe.probe.ExportReply;
 import dev.imexprobe.probe.GpuSelector;
 import dev.imexprobe.probe.Importer;
 import dev.imexprobe.probe.LocalAgent;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.Stage;
-import dev.imexprobe.probe.StageReply;
 import dev.imexprobe.probe.StageResult;
 import dev.imexprobe.probe.StageStatus;
 import dev.imexprobe.probe.StageStitch;
 import dev.imexprobe.probe.TransferStage;
 import dev.imexprobe.probe.Verdict;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -42,11 +42,7 @@ final class PullExchange extends Exchange {
         long seed = Seeds.next();
         Long writebackSeed = request.writeback() ? Seeds.next() : null;
         StageStitch stitch = new StageStitch();
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("gpu", theirs.uuid());
-        body.put("sizeBytes", size);
-        body.put("handleType", "FABRIC");
-        body.put("seed", Long.toString(seed));
+        ExportRequest body = new ExportRequest(theirs.uuid(), size, "FABRIC", seed);
         PeerCall<ExportReply> reply = PeerAnswers.checked(client.postExport(peer.target(), body),
                 PeerAnswers::exporterProblem);
         debug.say("POST /v1/exports on " + peer.target() + ": " + describe(reply));

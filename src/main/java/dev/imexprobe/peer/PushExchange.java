@@ -1,5 +1,7 @@
 package dev.imexprobe.peer;
 
+import dev.imexprobe.api.ImportReply;
+import dev.imexprobe.api.ImportRequest;
 import dev.imexprobe.cuda.FabricHandle;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.peer.Prober.Peer;
@@ -7,7 +9,6 @@ import dev.imexprobe.peer.Prober.Request;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.ExportRegistry;
 import dev.imexprobe.probe.GpuSelector;
-import dev.imexprobe.probe.ImportReply;
 import dev.imexprobe.probe.LocalAgent;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.Seeds;
@@ -17,9 +18,7 @@ import dev.imexprobe.probe.StageStatus;
 import dev.imexprobe.probe.StageStitch;
 import dev.imexprobe.probe.TransferStage;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /** Push: this agent exports, the target imports (POST /v1/imports), and this agent checks its write-back. */
 final class PushExchange extends Exchange {
@@ -49,16 +48,8 @@ final class PushExchange extends Exchange {
         }
         String id = created.export().id();
         FabricHandle handle = created.export().session().fabricHandle();
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("handle", handle.base64());
-        body.put("handleType", "FABRIC");
-        body.put("sizeBytes", size);
-        body.put("gpu", theirs.uuid());
-        body.put("seed", Long.toString(seed));
-        if (writebackSeed != null) {
-            body.put("writebackSeed", Long.toString(writebackSeed));
-        }
-        body.put("exporterNode", self.node());
+        ImportRequest body = new ImportRequest(handle.base64(), "FABRIC", size, theirs.uuid(), seed, writebackSeed,
+                self.node());
         PeerCall<ImportReply> reply = PeerAnswers.checked(client.postImport(peer.target(), body),
                 PeerAnswers::importerProblem);
         debug.say("POST /v1/imports on " + peer.target() + ": " + describe(reply));

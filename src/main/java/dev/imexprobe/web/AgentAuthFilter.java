@@ -1,5 +1,6 @@
 package dev.imexprobe.web;
 
+import dev.imexprobe.api.Wire;
 import dev.imexprobe.peer.AgentSignature;
 
 import jakarta.servlet.FilterChain;
@@ -25,7 +26,7 @@ import java.io.InputStream;
  * Guards the endpoints that make this agent allocate, import or spawn: /v1/exports*, /v1/imports, /v1/ladder.
  * The Authorization header is judged before the body is read (a stranger costs no read and no driver call);
  * an HMAC-signed request then has its body read (bounded) and checked against the signature. Whatever the
- * credential, the body of a guarded request is read here, at most {@link RequestFields#MAX_BODY} bytes: a
+ * credential, the body of a guarded request is read here, at most {@link Wire#MAX_BODY} bytes: a
  * bigger one is refused before it is in memory, so no caller can make the agent buffer a gigabyte. The ladder
  * is for token holders only: without a token it is refused even where imexprobe.auth.required=false opens
  * exports and imports.
@@ -90,9 +91,9 @@ public class AgentAuthFilter extends OncePerRequestFilter {
             passWithBoundedBody(request, response, chain);
             return;
         }
-        byte[] body = readBounded(request.getInputStream(), RequestFields.MAX_BODY);
+        byte[] body = readBounded(request.getInputStream(), Wire.MAX_BODY);
         if (body == null) {
-            refuse(response, "request body larger than " + RequestFields.MAX_BODY + " bytes");
+            refuse(response, "request body larger than " + Wire.MAX_BODY + " bytes");
             return;
         }
         String query = request.getQueryString();
@@ -109,12 +110,10 @@ public class AgentAuthFilter extends OncePerRequestFilter {
     private void passWithBoundedBody(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         long declared = request.getContentLengthLong();
-        byte[] body = declared > RequestFields.MAX_BODY ? null
-                : readBounded(request.getInputStream(), RequestFields.MAX_BODY);
+        byte[] body = declared > Wire.MAX_BODY ? null
+                : readBounded(request.getInputStream(), Wire.MAX_BODY);
         if (body == null) {
-            write(response, Problems.problem(HttpStatus.BAD_REQUEST, "invalid-input", "request body of "
-                    + (declared >= 0 ? declared + " bytes" : "more than " + RequestFields.MAX_BODY + " bytes")
-                    + " is larger than " + RequestFields.MAX_BODY));
+            write(response, Problems.problem(HttpStatus.BAD_REQUEST, "invalid-input", Wire.tooLarge(declared)));
             return;
         }
         chain.doFilter(new CachedBody(request, body), response);

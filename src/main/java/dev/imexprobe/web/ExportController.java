@@ -1,19 +1,22 @@
 package dev.imexprobe.web;
 
+import dev.imexprobe.api.ExportReply;
+import dev.imexprobe.api.ExportRequest;
+import dev.imexprobe.api.ExporterInfo;
+import dev.imexprobe.api.StageReply;
+import dev.imexprobe.api.VerifyRequest;
+import dev.imexprobe.api.Wire;
 import dev.imexprobe.cuda.FabricInfo;
 import dev.imexprobe.cuda.GpuDevice;
-import dev.imexprobe.cuda.HandleType;
 import dev.imexprobe.node.NodeService;
 import dev.imexprobe.peer.PeerClient;
 import dev.imexprobe.probe.ExportRegistry;
-import dev.imexprobe.probe.ExportReply;
-import dev.imexprobe.probe.ExporterInfo;
 import dev.imexprobe.probe.ProbeDiagnosis;
 import dev.imexprobe.probe.Seeds;
-import dev.imexprobe.probe.StageEngine;
-import dev.imexprobe.probe.StageReply;
 import dev.imexprobe.probe.StageResult;
 import dev.imexprobe.probe.Verdict;
+
+import jakarta.validation.Valid;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -25,17 +28,12 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
-import java.util.Set;
-
 /**
  * Exports for peers: POST makes a fresh pattern buffer and returns its FABRIC handle, verify checks a peer's
  * write-back, DELETE releases. Authentication happens in {@link AgentAuthFilter} before any of this runs.
  */
 @RestController
 public class ExportController {
-
-    private static final Set<String> CREATE_FIELDS = Set.of("gpu", "sizeBytes", "handleType", "seed");
-    private static final Set<String> VERIFY_FIELDS = Set.of("seed");
 
     private final ExportRegistry registry;
     private final NodeService node;
@@ -46,18 +44,11 @@ public class ExportController {
     }
 
     @PostMapping(path = "/v1/exports", produces = MediaType.APPLICATION_JSON_VALUE)
-    public ResponseEntity<ExportReply> create(@RequestBody(required = false) byte[] body,
+    public ResponseEntity<ExportReply> create(@Valid @RequestBody ExportRequest request,
             @RequestHeader(name = PeerClient.EXPORT_FOR, required = false) String exportFor) {
-        RequestFields f = RequestFields.parse(body, CREATE_FIELDS);
-        String type = f.text("handleType");
-        if (type != null && HandleType.parse(type) != HandleType.FABRIC) {
-            throw ApiException.invalid("handleType must be FABRIC (POSIX_FD handles cannot travel over HTTP; the "
-                    + "ladder uses them on one host), got '" + RequestFields.truncate(type) + "'");
-        }
-        GpuDevice gpu = Requests.gpu(node, f.gpu("gpu"));
-        long size = Requests.size(f.wholeNumber("sizeBytes"), gpu, registry.limits().maxBytes());
-        Long seedField = f.wholeNumber("seed");
-        long seed = seedField != null ? seedField : Seeds.next();
+        GpuDevice gpu = Requests.gpu(node, request.gpu());
+        long size = Requests.size(request.sizeBytes(), gpu, registry.limits().maxBytes());
+        long seed = request.seed() != null ? request.seed() : Seeds.next();
         ExportRegistry.Created created;
         try {
             created = registry.create(gpu.index(), size, seed, PeerClient.FOR_PROBE.equals(exportFor)
@@ -78,15 +69,10 @@ public class ExportController {
     }
 
     @PostMapping(path = "/v1/exports/{id}/verify", produces = MediaType.APPLICATION_JSON_VALUE)
-    public StageReply verify(@PathVariable String id, @RequestBody(required = false) byte[] body) {
-        RequestFields f = RequestFields.parse(body, VERIFY_FIELDS);
-        Long seed = f.wholeNumber("seed");
-        if (seed == null) {
-            throw ApiException.invalid("seed is required: the seed of the pattern the importer wrote");
-        }
-        StageResult r = registry.verify(id, seed);
+    public StageReply verify(@PathVariable String id, @Valid @RequestBody VerifyRequest request) {
+        StageResult r = registry.verify(id, request.seed());
         if (r == null) {
-            throw ApiException.unknownExport(RequestFields.truncate(id));
+            throw ApiException.unknownExport(Wire.truncate(id));
         }
         return new StageReply(r);
     }
@@ -95,7 +81,7 @@ public class ExportController {
     public StageReply delete(@PathVariable String id) {
         StageResult r = registry.release(id);
         if (r == null) {
-            throw ApiException.unknownExport(RequestFields.truncate(id));
+            throw ApiException.unknownExport(Wire.truncate(id));
         }
         return new StageReply(r);
     }
@@ -105,9 +91,5 @@ public class ExportController {
         boolean registered = f != null && f.completed();
         return new ExporterInfo(node.identity().node(), node.identity().id(), gpu.uuid(), gpu.index(),
                 registered ? f.cliqueId() : null, registered ? f.clusterUuid() : null);
-    }
-
-    static boolean passed(java.util.List<StageResult> stages) {
-        return StageEngine.passed(stages);
     }
 }

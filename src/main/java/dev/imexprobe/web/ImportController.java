@@ -1,16 +1,17 @@
 package dev.imexprobe.web;
 
-import dev.imexprobe.cuda.FabricHandle;
+import dev.imexprobe.api.ImportReply;
+import dev.imexprobe.api.ImportRequest;
 import dev.imexprobe.cuda.GpuDevice;
-import dev.imexprobe.cuda.HandleType;
 import dev.imexprobe.node.NodeService;
 import dev.imexprobe.probe.ExportLimits;
-import dev.imexprobe.probe.ImportReply;
 import dev.imexprobe.probe.Importer;
 import dev.imexprobe.probe.ProbeDiagnosis;
 import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageResult;
 import dev.imexprobe.probe.Verdict;
+
+import jakarta.validation.Valid;
 
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -18,7 +19,6 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 import java.util.List;
-import java.util.Set;
 
 /**
  * Imports a FABRIC handle exported elsewhere: by a peer agent (with the seeds, so the pattern is checked and
@@ -27,9 +27,6 @@ import java.util.Set;
  */
 @RestController
 public class ImportController {
-
-    private static final Set<String> FIELDS = Set.of("handle", "handleType", "sizeBytes", "gpu", "seed",
-            "writebackSeed", "exporterNode");
 
     private final Importer importer;
     private final NodeService node;
@@ -41,34 +38,15 @@ public class ImportController {
         this.limits = limits;
     }
 
+    /** The import; {@code request} is valid (MVC's {@code @Valid}, or {@code Wire.read} on another path). */
     @PostMapping(path = "/v1/imports", produces = MediaType.APPLICATION_JSON_VALUE)
-    public ImportReply importHandle(@RequestBody(required = false) byte[] body) {
+    public ImportReply importHandle(@Valid @RequestBody ImportRequest request) {
         long start = System.nanoTime();
-        RequestFields f = RequestFields.parse(body, FIELDS);
-        String type = f.requiredText("handleType", "FABRIC");
-        if (HandleType.parse(type) != HandleType.FABRIC) {
-            throw ApiException.invalid("handleType must be FABRIC (only fabric handles travel over HTTP), got '"
-                    + RequestFields.truncate(type) + "'");
-        }
-        FabricHandle handle;
-        try {
-            handle = FabricHandle.fromBase64(f.requiredText("handle", "the 64-byte FABRIC handle as base64"));
-        } catch (IllegalArgumentException e) {
-            throw ApiException.invalid(e.getMessage());
-        }
-        Long sizeField = f.wholeNumber("sizeBytes");
-        if (sizeField == null) {
-            throw ApiException.invalid("sizeBytes is required: the size the exporter allocated");
-        }
-        GpuDevice gpu = Requests.gpu(node, f.gpu("gpu"));
-        long size = Requests.size(sizeField, gpu, limits.maxBytes());
-        Long seed = f.wholeNumber("seed");
-        Long writebackSeed = f.wholeNumber("writebackSeed");
-        if (writebackSeed != null && seed == null) {
-            throw ApiException.invalid("writebackSeed needs seed: write-back is only checked after a verified read");
-        }
-        String exporterNode = f.text("exporterNode");
-        List<StageResult> stages = importer.importFabric(handle, size, gpu.index(), seed, writebackSeed);
+        GpuDevice gpu = Requests.gpu(node, request.gpu());
+        long size = Requests.size(request.sizeBytes(), gpu, limits.maxBytes());
+        String exporterNode = request.exporterNode();
+        List<StageResult> stages = importer.importFabric(request.fabricHandle(), size, gpu.index(), request.seed(),
+                request.writebackSeed());
         String self = node.identity().node();
         return new ImportReply(Verdict.of(StageEngine.passed(stages)), (System.nanoTime() - start) / 1e9, self,
                 node.identity().id(), gpu.index(), gpu.uuid(), stages,

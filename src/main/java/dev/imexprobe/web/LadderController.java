@@ -1,10 +1,13 @@
 package dev.imexprobe.web;
 
 import dev.imexprobe.agent.AgentProperties;
+import dev.imexprobe.api.LadderRequest;
 import dev.imexprobe.ladder.Ladder;
 import dev.imexprobe.ladder.LadderOptions;
 import dev.imexprobe.ladder.LadderReport;
 import dev.imexprobe.node.AgentIdentity;
+
+import jakarta.validation.Valid;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -15,7 +18,6 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 import java.time.Duration;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -27,9 +29,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 @RestController
 public class LadderController {
 
-    static final Duration BUDGET = Duration.ofMinutes(3);
+    static final Duration BUDGET = Duration.ofSeconds(LadderRequest.MAX_TIMEOUT_SECONDS);
     static final long RETRY_AFTER_SECONDS = 30;
-    private static final Set<String> FIELDS = Set.of("gpus", "sizeBytes", "timeoutSeconds");
 
     /** Runs one ladder. A bean of this type replaces the default: the ladder of this process's environment. */
     @FunctionalInterface
@@ -53,13 +54,13 @@ public class LadderController {
     }
 
     @PostMapping(path = "/v1/ladder", produces = MediaType.APPLICATION_JSON_VALUE)
-    public LadderReport run(@RequestBody(required = false) byte[] body) {
+    public LadderReport run(@Valid @RequestBody LadderRequest request) {
         if (!enabled) {
             throw new ApiException(HttpStatus.NOT_FOUND, "ladder-disabled", "the ladder is off on this agent: set "
                     + "imexprobe.ladder.enabled=true (IMEXPROBE_LADDER_ENABLED=true) to serve POST /v1/ladder, or "
                     + "run `imexprobe ladder` on the node");
         }
-        LadderOptions options = options(RequestFields.parse(body, FIELDS));
+        LadderOptions options = options(request);
         if (!running.compareAndSet(false, true)) {
             throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "busy", "a ladder is already running on this agent "
                     + "(one at a time, each up to " + BUDGET.toSeconds() + " s); retry after " + RETRY_AFTER_SECONDS
@@ -74,25 +75,19 @@ public class LadderController {
         }
     }
 
-    static LadderOptions options(RequestFields f) {
-        String gpus = f.text("gpus");
+    static LadderOptions options(LadderRequest request) {
         Integer[] pair = {null, null};
-        if (gpus != null) {
+        if (request.gpus() != null) {
             try {
-                pair = LadderOptions.parseGpus(gpus);
+                pair = LadderOptions.parseGpus(request.gpus());
             } catch (IllegalArgumentException e) {
                 throw ApiException.invalid(e.getMessage());
             }
         }
-        Long size = f.wholeNumber("sizeBytes");
-        Long timeout = f.wholeNumber("timeoutSeconds");
-        if (timeout != null && (timeout < 1 || timeout > BUDGET.toSeconds())) {
-            throw ApiException.invalid("timeoutSeconds must be 1.." + BUDGET.toSeconds() + " (the longest wait for "
-                    + "one worker answer), got " + timeout);
-        }
+        Long timeout = request.timeoutSeconds();
         try {
-            return new LadderOptions(pair[0], pair[1], size, timeout == null ? null : Duration.ofSeconds(timeout),
-                    BUDGET);
+            return new LadderOptions(pair[0], pair[1], request.sizeBytes(),
+                    timeout == null ? null : Duration.ofSeconds(timeout), BUDGET);
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid(e.getMessage());
         }

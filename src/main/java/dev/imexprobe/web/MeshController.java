@@ -1,5 +1,6 @@
 package dev.imexprobe.web;
 
+import dev.imexprobe.api.Wire;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.mesh.MeshService;
 import dev.imexprobe.mesh.MeshView;
@@ -41,7 +42,7 @@ public class MeshController {
         return switch (scope.toLowerCase(Locale.ROOT)) {
             case "agent" -> mesh.local();
             case "domain" -> mesh.domain();
-            default -> throw ApiException.invalid("scope must be agent or domain, got '" + RequestFields.truncate(scope) + "'");
+            default -> throw ApiException.invalid("scope must be agent or domain, got '" + Wire.truncate(scope) + "'");
         };
     }
 
@@ -57,22 +58,22 @@ public class MeshController {
         }
 
         static String render(MeshView view, NodeReport self) {
-            Set<String> sources = new LinkedHashSet<>();
-            Set<String> targets = new LinkedHashSet<>();
-            Map<String, PairState> cells = new LinkedHashMap<>();
+            // One section per IMEX domain: pairs exist only within one. Pairs across domains (not probed by design,
+            // or probed on demand) are counted per pair of domains below them.
+            Map<String, List<PairState>> byDomain = new java.util.TreeMap<>();
+            Map<String, Map<PairState.State, Integer>> across = new java.util.TreeMap<>();
             for (PairState p : view.pairs()) {
-                String s = label(p.sourceNode(), p.sourceGpu());
-                String t = label(p.targetNode(), p.targetGpu());
-                sources.add(s);
-                targets.add(t);
-                cells.put(s + "\u0000" + t, p);
+                String d = p.domain() == null ? UNKNOWN_DOMAIN : p.domain();
+                if (p.acrossDomains()) {
+                    across.computeIfAbsent(d + "\u0000" + p.targetDomain(), k -> new java.util.EnumMap<>(
+                            PairState.State.class)).merge(p.state(), 1, Integer::sum);
+                } else {
+                    byDomain.computeIfAbsent(d, k -> new ArrayList<>()).add(p);
+                }
             }
-            List<String> rows = new ArrayList<>(sources);
-            List<String> cols = new ArrayList<>(targets);
-            rows.sort(null);
-            cols.sort(null);
             long failed = view.pairs().stream().filter(p -> p.state() == PairState.State.FAILED).count();
             long ok = view.pairs().stream().filter(p -> p.state() == PairState.State.OK).count();
+            long notProbed = view.pairs().stream().filter(p -> p.state() == PairState.State.NOT_PROBED).count();
             StringBuilder b = new StringBuilder(8192);
             b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                     .append("<meta http-equiv=\"refresh\" content=\"").append(Math.max(2, (int) view.intervalSeconds()))
@@ -98,29 +99,35 @@ public class MeshController {
                         .append(esc(String.join(", ", view.unreachableAgents()))).append("</span>");
             }
             b.append(". Pairs: ").append(view.pairs().size()).append(" (").append(ok).append(" ok, ").append(failed)
-                    .append(" failed). Rows export (source), columns import (target). Refreshes every ")
+                    .append(" failed, ").append(notProbed).append(" not probed — different IMEX domain). ")
+                    .append("IMEX domains: ").append(byDomain.size())
+                    .append(". Rows export (source), columns import (target). Refreshes every ")
                     .append((int) Math.max(2, view.intervalSeconds())).append(" s.</p>\n");
-            b.append("<table id=\"matrix\"><tr><th>source \\ target</th>");
-            for (String c : cols) {
-                b.append("<th>").append(esc(c)).append("</th>");
+            boolean first = true;
+            for (Map.Entry<String, List<PairState>> e : byDomain.entrySet()) {
+                domainSection(b, e.getKey(), e.getValue(), first);
+                first = false;
             }
-            b.append("</tr>\n");
-            for (String r : rows) {
-                b.append("<tr><th>").append(esc(r)).append("</th>");
-                for (String c : cols) {
-                    PairState p = cells.get(r + "\u0000" + c);
-                    if (p == null) {
-                        b.append("<td class=\"none\"></td>");
-                        continue;
-                    }
-                    String state = p.state().label();
-                    b.append("<td class=\"").append(state).append("\" data-source=\"").append(esc(r))
-                            .append("\" data-target=\"").append(esc(c)).append("\" title=\"").append(esc(title(p)))
-                            .append("\">").append(esc(cellText(p))).append("</td>");
-                }
-                b.append("</tr>\n");
+            if (!across.isEmpty()) {
+                b.append("<h2>Across IMEX domains</h2>\n<p>FABRIC handles do not import across IMEX domains by design ")
+                        .append("(<code>DIFFERENT_IMEX_DOMAIN</code>): the mesh does not probe these pairs, and they ")
+                        .append("raise no alert. Pairs by exporter's and importer's domain:</p>\n")
+                        .append("<table id=\"across\"><tr><th>exporter's domain</th><th>importer's domain</th>")
+                        .append("<th>pairs</th></tr>\n");
+                across.forEach((k, counts) -> {
+                    String[] d = k.split("\u0000", 2);
+                    int notProbedHere = counts.getOrDefault(PairState.State.NOT_PROBED, 0);
+                    StringBuilder text = new StringBuilder();
+                    counts.forEach((st, n) -> text.append(text.isEmpty() ? "" : ", ").append(n).append(' ')
+                            .append(st == PairState.State.NOT_PROBED ? "not probed — different domain"
+                                    : st.label() + " (on demand)"));
+                    b.append("<tr><td><code>").append(esc(d[0])).append("</code></td><td><code>").append(esc(d[1]))
+                            .append("</code></td><td class=\"").append(notProbedHere == counts.values().stream()
+                                    .mapToInt(Integer::intValue).sum() ? "not_probed" : "unknown")
+                            .append("\">").append(esc(text.toString())).append("</td></tr>\n");
+                });
+                b.append("</table>\n");
             }
-            b.append("</table>\n");
             List<Finding> meshFindings = view.findings();
             b.append("<h2>Mesh findings</h2>\n");
             findings(b, meshFindings);
@@ -148,6 +155,53 @@ public class MeshController {
                     .append("<a href=\"/v1/node\">/v1/node</a>, <a href=\"/actuator/prometheus\">/actuator/prometheus</a></p>\n");
             b.append("</body></html>\n");
             return b.toString();
+        }
+
+        static final String UNKNOWN_DOMAIN = "unknown";
+
+        /** One IMEX domain's matrix: its sources as rows, its targets as columns. */
+        private static void domainSection(StringBuilder b, String domain, List<PairState> pairs, boolean first) {
+            Set<String> sources = new LinkedHashSet<>();
+            Set<String> targets = new LinkedHashSet<>();
+            Map<String, PairState> cells = new LinkedHashMap<>();
+            for (PairState p : pairs) {
+                String s = label(p.sourceNode(), p.sourceGpu());
+                String t = label(p.targetNode(), p.targetGpu());
+                sources.add(s);
+                targets.add(t);
+                cells.put(s + "\u0000" + t, p);
+            }
+            List<String> rows = new ArrayList<>(sources);
+            List<String> cols = new ArrayList<>(targets);
+            rows.sort(null);
+            cols.sort(null);
+            long failed = pairs.stream().filter(p -> p.state() == PairState.State.FAILED).count();
+            long ok = pairs.stream().filter(p -> p.state() == PairState.State.OK).count();
+            b.append("<h2 class=\"domain\">IMEX domain <code>").append(esc(domain)).append("</code></h2>\n<p>")
+                    .append(pairs.size()).append(" pairs (").append(ok).append(" ok, ").append(failed)
+                    .append(" failed).</p>\n");
+            b.append("<table").append(first ? " id=\"matrix\"" : "").append(" class=\"matrix\" data-domain=\"")
+                    .append(esc(domain)).append("\"><tr><th>source \\ target</th>");
+            for (String c : cols) {
+                b.append("<th>").append(esc(c)).append("</th>");
+            }
+            b.append("</tr>\n");
+            for (String r : rows) {
+                b.append("<tr><th>").append(esc(r)).append("</th>");
+                for (String c : cols) {
+                    PairState p = cells.get(r + "\u0000" + c);
+                    if (p == null) {
+                        b.append("<td class=\"none\"></td>");
+                        continue;
+                    }
+                    String state = p.state().label();
+                    b.append("<td class=\"").append(state).append("\" data-source=\"").append(esc(r))
+                            .append("\" data-target=\"").append(esc(c)).append("\" title=\"").append(esc(title(p)))
+                            .append("\">").append(esc(cellText(p))).append("</td>");
+                }
+                b.append("</tr>\n");
+            }
+            b.append("</table>\n");
         }
 
         private static void findings(StringBuilder b, List<Finding> findings) {

@@ -1,5 +1,6 @@
 package dev.imexprobe.web;
 
+import dev.imexprobe.api.Wire;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -41,7 +42,7 @@ final class ProbeBudget {
         Matcher m = DURATION.matcher(value.trim().toLowerCase(Locale.ROOT));
         if (!m.matches()) {
             throw ApiException.invalid(name + " must be a positive duration such as 2.5s, 500ms or 3 (seconds), got '"
-                    + RequestFields.truncate(value) + "'");
+                    + Wire.truncate(value) + "'");
         }
         double n = Double.parseDouble(m.group(1));
         double millis = switch (m.group(2) == null ? "s" : m.group(2)) {
@@ -50,7 +51,7 @@ final class ProbeBudget {
             default -> n * 1000;
         };
         if (millis < 1) {
-            throw ApiException.invalid(name + " must be at least 1 ms, got '" + RequestFields.truncate(value) + "'");
+            throw ApiException.invalid(name + " must be at least 1 ms, got '" + Wire.truncate(value) + "'");
         }
         return Duration.ofMillis((long) Math.min(millis, Long.MAX_VALUE / 2));
     }

@@ -1,6 +1,7 @@
 package dev.imexprobe.web;
 
 import dev.imexprobe.agent.AgentProperties;
+import dev.imexprobe.api.Wire;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.mesh.ProbeRecorder;
 import dev.imexprobe.node.NodeService;
@@ -89,7 +90,7 @@ public class ProbeController {
         boolean prometheus = switch (format.toLowerCase(Locale.ROOT)) {
             case "json" -> false;
             case "prometheus" -> true;
-            default -> throw ApiException.invalid("format must be json or prometheus, got '" + RequestFields.truncate(format) + "'");
+            default -> throw ApiException.invalid("format must be json or prometheus, got '" + Wire.truncate(format) + "'");
         };
         checkLocalSide(request.gpu(), request.sizeBytes());
         if (!slots.tryAcquire()) {
@@ -140,7 +141,7 @@ public class ProbeController {
         var m = TARGET.matcher(t);
         if (!m.matches() || Integer.parseInt(m.group(3)) < 1 || Integer.parseInt(m.group(3)) > 65535) {
             throw ApiException.invalid("target must be host:port (IPv6 in brackets: [fd00::1]:8080), got '"
-                    + RequestFields.truncate(t) + "'");
+                    + Wire.truncate(t) + "'");
         }
         return t;
     }
@@ -150,7 +151,7 @@ public class ProbeController {
             case "push" -> EnumSet.of(Direction.PUSH);
             case "pull" -> EnumSet.of(Direction.PULL);
             case "both" -> EnumSet.of(Direction.PUSH, Direction.PULL);
-            default -> throw ApiException.invalid("direction must be push, pull or both, got '" + RequestFields.truncate(d) + "'");
+            default -> throw ApiException.invalid("direction must be push, pull or both, got '" + Wire.truncate(d) + "'");
         };
     }
 
@@ -165,7 +166,7 @@ public class ProbeController {
             }
             return v;
         } catch (NumberFormatException e) {
-            throw ApiException.invalid("sizeBytes must be a positive whole number, got '" + RequestFields.truncate(s) + "'");
+            throw ApiException.invalid("sizeBytes must be a positive whole number, got '" + Wire.truncate(s) + "'");
         }
     }
 
@@ -173,7 +174,7 @@ public class ProbeController {
         return switch (v.toLowerCase(Locale.ROOT)) {
             case "true", "1", "yes" -> true;
             case "false", "0", "no" -> false;
-            default -> throw ApiException.invalid(name + " must be true or false, got '" + RequestFields.truncate(v) + "'");
+            default -> throw ApiException.invalid(name + " must be true or false, got '" + Wire.truncate(v) + "'");
         };
     }
 

@@ -1,5 +1,8 @@
 package dev.imexprobe.web;
 
+import dev.imexprobe.api.InvalidRequest;
+import dev.imexprobe.api.Wire;
+
 import jakarta.servlet.http.HttpServletRequest;
 
 import org.apache.tomcat.util.http.InvalidParameterException;
@@ -10,6 +13,10 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.validation.FieldError;
+import org.springframework.validation.ObjectError;
+import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
@@ -59,6 +66,12 @@ public class Problems extends ResponseEntityExceptionHandler {
         return response(e.status(), e.code(), e.getMessage(), e.retryAfterSeconds());
     }
 
+    /** A request body that breaks the contract, read outside MVC's converters ({@code Wire.read}). */
+    @ExceptionHandler(InvalidRequest.class)
+    ResponseEntity<ProblemDetail> invalidRequest(InvalidRequest e) {
+        return response(HttpStatus.BAD_REQUEST, "invalid-input", e.getMessage(), null);
+    }
+
     /**
      * A query string Tomcat cannot decode (%zz, bytes that are not UTF-8) is thrown at the first parameter read:
      * the caller's mistake, not ours.
@@ -92,15 +105,52 @@ public class Problems extends ResponseEntityExceptionHandler {
                 "the agent failed unexpectedly (" + e.getClass().getSimpleName() + "); see its log", null);
     }
 
+    /** A request body the contract's reader refused: its message; Spring's own for any other unreadable body. */
+    @Override
+    protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
+                                                                  HttpHeaders headers, HttpStatusCode status,
+                                                                  WebRequest request) {
+        if (ex.getCause() instanceof InvalidRequest invalid) {
+            return new ResponseEntity<>(problem(HttpStatus.BAD_REQUEST, "invalid-input", invalid.getMessage()),
+                    problemHeaders(headers), HttpStatus.BAD_REQUEST);
+        }
+        return super.handleHttpMessageNotReadable(ex, headers, status, request);
+    }
+
+    /** A broken constraint of a request record: the message on the constraint the caller should fix first. */
+    @Override
+    protected ResponseEntity<Object> handleMethodArgumentNotValid(MethodArgumentNotValidException ex,
+                                                                  HttpHeaders headers, HttpStatusCode status,
+                                                                  WebRequest request) {
+        Class<?> type = ex.getParameter().getParameterType();
+        ObjectError first = null;
+        for (ObjectError e : ex.getBindingResult().getAllErrors()) {
+            if (first == null || rank(type, e) < rank(type, first)) {
+                first = e;
+            }
+        }
+        String detail = first != null ? first.getDefaultMessage() : "the request body breaks the API's contract";
+        return new ResponseEntity<>(problem(HttpStatus.BAD_REQUEST, "invalid-input", detail), problemHeaders(headers),
+                HttpStatus.BAD_REQUEST);
+    }
+
+    private static int rank(Class<?> type, ObjectError e) {
+        return e instanceof FieldError f ? Wire.rank(type, f.getField()) : Integer.MAX_VALUE;
+    }
+
+    private static HttpHeaders problemHeaders(HttpHeaders headers) {
+        HttpHeaders h = new HttpHeaders();
+        h.addAll(headers);
+        h.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
+        return h;
+    }
+
     /** Spring's own errors: keep their status and message, put them in our namespace. */
     @Override
     protected ResponseEntity<Object> handleExceptionInternal(Exception ex, Object body, HttpHeaders headers,
                                                              HttpStatusCode status, WebRequest request) {
         String code = code(status);
         String detail = body instanceof ProblemDetail pd && pd.getDetail() != null ? pd.getDetail() : ex.getMessage();
-        HttpHeaders h = new HttpHeaders();
-        h.addAll(headers);
-        h.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
-        return new ResponseEntity<>(problem(status, code, detail), h, status);
+        return new ResponseEntity<>(problem(status, code, detail), problemHeaders(headers), status);
     }
 }

@@ -19,8 +19,9 @@ final class Requests {
     }
 
     /**
-     * The allocation size to use: the GPU's granularity when absent; otherwise a positive multiple of it no
-     * larger than the cap (413 above the cap, 400 for anything else).
+     * The allocation size to use: the GPU's granularity when absent; otherwise a multiple of it no larger than
+     * the cap (413 above the cap, 400 for anything else). {@code requested} is positive: the request's
+     * constraint, checked before.
      */
     static long size(Long requested, GpuDevice gpu, long maxBytes) {
         long granularity = gpu.granularityBytes();
@@ -30,9 +31,6 @@ final class Requests {
         }
         if (requested == null) {
             return granularity;
-        }
-        if (requested <= 0) {
-            throw ApiException.invalid("sizeBytes must be positive, got " + requested);
         }
         if (requested > maxBytes) {
             throw ApiException.overCap("sizeBytes " + requested + " is over this agent's cap of " + maxBytes

@@ -11,12 +11,20 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
+import org.springframework.http.converter.HttpMessageConverters;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 import tools.jackson.databind.json.JsonMapper;
 
 /** Wires the web layer's filters and error pages; no logic here. */
 @Configuration(proxyBeanMethods = false)
-public class WebConfiguration {
+public class WebConfiguration implements WebMvcConfigurer {
+
+    /** Request records are read by the contract's own reader, before Spring's JSON converter sees them. */
+    @Override
+    public void configureMessageConverters(HttpMessageConverters.ServerBuilder builder) {
+        builder.addCustomConverter(new WireBodies.Converter());
+    }
 
     @Bean
     FilterRegistrationBean<AgentAuthFilter> agentAuthFilter(AgentSignatureHolder signature, AgentProperties properties,

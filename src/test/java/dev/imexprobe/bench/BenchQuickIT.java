@@ -29,7 +29,8 @@ class BenchQuickIT {
     private static final List<String> ROWS = List.of("driver floor p50 / p99", "HTTP floor p50 / p99",
             "probe p50 / p99 (push, write-back, 2 MiB)", "probe p50 / (driver floor + HTTP floor)",
             "largest share of a probe", "copy via imported mapping", "agent CPU, 71 peers out + 71 in",
-            "/actuator/prometheus p50 / p99", "agent RSS", "agent start → ready");
+            "/actuator/prometheus p50 / p99", "agent RSS", "agent start → ready", "agent cost per GPU, idle",
+            "agent cost per GPU, in rounds");
 
     @TempDir
     Path tmp;
@@ -108,6 +109,19 @@ class BenchQuickIT {
                     "writeRatio")) {
                 assertThat(size.path(k).asDouble()).as("copy %s", k).isPositive();
             }
+        }
+        JsonNode cost = f.path("cost");
+        assertThat(cost.path("gpusPerAgent").asInt()).isEqualTo(1);
+        assertThat(cost.path("idle").path("agents").size()).isEqualTo(2);
+        for (JsonNode a : cost.path("idle").path("agents")) {
+            // mesh interval 1 h: after the first round the idle agent probes nothing and retains no context
+            assertThat(a.path("probes").asDouble()).as("idle agent %s", a).isZero();
+            assertThat(a.path("contextsCreated").asDouble()).as("idle agent %s", a).isZero();
+            assertThat(a.path("cpuMsPerSecondPerGpu").asDouble()).isNotNegative();
+        }
+        for (JsonNode a : cost.path("rounds").path("agents")) {
+            assertThat(a.path("probes").asDouble()).as("agent in rounds %s", a).isPositive();
+            assertThat(a.path("cpuMsPerRoundPerGpu").asDouble()).as("agent in rounds %s", a).isPositive();
         }
         JsonNode scale = f.path("scale").path(0);
         assertThat(scale.path("peers").asInt()).isEqualTo(71);

@@ -39,7 +39,7 @@ class DemoIT {
     void demoShowsTheSeedCaseAndTheChannelLessAgentAndLeavesNothingBehind() throws Exception {
         int base = DemoDomain.freeBlock(21000 + (int) (ProcessHandle.current().pid() % 2000) * 4, 4);
         ProcessBuilder pb = new ProcessBuilder(NativeBuild.java(), "-jar", NativeBuild.jar().toString(), "demo",
-                "--duration", "40s", "--port", Integer.toString(base));
+                "--duration", "20s", "--port", Integer.toString(base));
         pb.environment().keySet().removeIf(k -> k.startsWith("IMEXPROBE_") || k.startsWith("FAKECUDA_"));
         pb.redirectErrorStream(true);
         Process demo = pb.start();

@@ -5,10 +5,12 @@ import dev.imexprobe.testing.FakeMachine;
 import dev.imexprobe.web.AgentAuthFilter;
 import dev.imexprobe.web.LadderController;
 import dev.imexprobe.web.Problems;
+import dev.imexprobe.web.WireBodies;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.http.MediaType;
+import org.springframework.http.converter.json.JacksonJsonHttpMessageConverter;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.MvcResult;
 import org.springframework.test.web.servlet.setup.MockMvcBuilders;
@@ -42,7 +44,9 @@ class LadderControllerIT {
 
     private static MockMvc mvc(LadderController controller) {
         AgentAuthFilter auth = new AgentAuthFilter(new AgentSignature(TOKEN, Clock.systemUTC()), true, JSON);
-        return MockMvcBuilders.standaloneSetup(controller).setControllerAdvice(new Problems()).addFilters(auth).build();
+        return MockMvcBuilders.standaloneSetup(controller).setControllerAdvice(new Problems(), new WireBodies())
+                .setMessageConverters(new WireBodies.Converter(), new JacksonJsonHttpMessageConverter(JSON))
+                .addFilters(auth).build();
     }
 
     private static LadderReport empty() {
@@ -94,6 +98,8 @@ class LadderControllerIT {
         MvcResult timeout = mvc.perform(post("/v1/ladder").header("Authorization", "Bearer " + TOKEN)
                 .contentType(MediaType.APPLICATION_JSON).content("{\"timeoutSeconds\":0}")).andReturn();
         assertThat(timeout.getResponse().getStatus()).isEqualTo(400);
+        assertThat(json(timeout).get("detail").asString())
+                .isEqualTo("timeoutSeconds must be 1..180 (the longest wait for one worker answer), got 0");
     }
 
     @Test

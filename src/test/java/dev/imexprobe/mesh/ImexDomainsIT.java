@@ -83,9 +83,14 @@ class ImexDomainsIT {
                 boolean sameDomain = a.node().startsWith("rack") && target.startsWith("rack")
                         && a.node().substring(0, 5).equals(target.substring(0, 5));
                 JsonNode p = e.getValue();
+                // every pair says its domain: the exporter's; across domains the importer's too
+                assertThat(p.path("domain").asString()).as(e.getKey()).isEqualTo(domainOf(a));
                 if (sameDomain) {
                     assertThat(p.path("state").asString()).as(e.getKey()).isEqualTo("ok");
+                    assertThat(p.has("targetDomain")).as(e.getKey()).isFalse();
                 } else {
+                    assertThat(p.path("targetDomain").asString()).as(e.getKey())
+                            .isEqualTo(domainOf(AGENTS.get(target)));
                     assertThat(p.path("state").asString()).as(e.getKey()).isEqualTo("not_probed");
                     assertThat(p.path("finding").path("code").asString()).isEqualTo("DIFFERENT_IMEX_DOMAIN");
                     assertThat(p.path("finding").path("severity").asString()).isEqualTo("info");
@@ -99,9 +104,31 @@ class ImexDomainsIT {
             assertThat(series).as("imexprobe_pair_up series of %s", a.node()).isEqualTo(a.node().startsWith("rack") ? 1 : 0);
             assertThat(MeshAgents.samples(a.scrape()).stream().filter(s -> s.name().equals("imexprobe_pair_up"))
                     .allMatch(s -> s.value() == 1.0)).isTrue();
+            // pair series carry the pair's domain, and the GPU's domain is one series to filter agents by
+            String scrape = a.scrape();
+            assertThat(MeshAgents.samples(scrape)).filteredOn(s -> s.name().startsWith("imexprobe_pair_"))
+                    .allSatisfy(s -> assertThat(s.labels()).containsEntry("domain", domainOf(a)));
+            assertThat(MeshAgents.metric(scrape, "imexprobe_gpu_imex_domain_info", "domain", domainOf(a)))
+                    .as("imexprobe_gpu_imex_domain_info of %s", a.node()).isEqualTo(1.0);
         }
         String page = AGENTS.get("hgx").get("/").body();
         assertThat(page).contains("not probed");
+        // the matrix page: one section per domain with pairs, each holding only its own agents' pairs
+        for (String rack : List.of("rack1", "rack2")) {
+            String domain = domainOf(AGENTS.get(rack + "-a"));
+            assertThat(page).contains("<h2 class=\"domain\">IMEX domain <code>" + domain + "</code></h2>");
+            String table = page.substring(page.indexOf("data-domain=\"" + domain + "\""));
+            table = table.substring(0, table.indexOf("</table>"));
+            assertThat(table.split("<td class=\"ok\"", -1)).as(rack).hasSize(3);
+            assertThat(table).contains(rack + "-a / ").contains(rack + "-b / ").doesNotContain("hgx / ")
+                    .doesNotContain("not_probed");
+        }
+        assertThat(page.split("<h2 class=\"domain\">", -1)).as("sections: the two racks").hasSize(3);
+        // across domains: counted per pair of domains, grey, not red
+        String across = page.substring(page.indexOf("<table id=\"across\""));
+        across = across.substring(0, across.indexOf("</table>"));
+        assertThat(across).contains(domainOf(AGENTS.get("hgx"))).contains("not probed — different domain")
+                .doesNotContain("class=\"failed\"");
     }
 
     @Test

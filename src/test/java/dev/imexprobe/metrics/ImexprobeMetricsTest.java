@@ -42,7 +42,8 @@ class ImexprobeMetricsTest {
 
     private static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
     private static final String[] PAIR = {"node-a", "GPU-a0", "node-b", "GPU-b0"};
-    private static final Set<String> PAIR_LABELS = Set.of("source_node", "source_gpu", "target_node", "target_gpu");
+    private static final Set<String> PAIR_LABELS = Set.of("source_node", "source_gpu", "target_node", "target_gpu",
+            "domain");
 
     private final MutableClock clock = new MutableClock(T0);
     private final MeshState mesh = new MeshState(clock);
@@ -105,9 +106,36 @@ class ImexprobeMetricsTest {
                 Map.entry("imexprobe.gpus.visible", Set.of()),
                 Map.entry("imexprobe.fabric.state", Set.of("gpu", "UUID")),
                 Map.entry("imexprobe.fabric.healthy", Set.of("gpu", "UUID")),
+                Map.entry("imexprobe.gpu.imex.domain.info", Set.of("gpu", "UUID", "domain")),
                 Map.entry("imexprobe.allocations.live", Set.of("kind")),
                 Map.entry("imexprobe.driver.calls.stuck", Set.of()),
                 Map.entry("imexprobe.build.info", Set.of("version", "driver_version", "cuda_version"))));
+    }
+
+    @Test
+    void pairSeriesCarryTheirDomainAndPairsAcrossDomainsHaveNone() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ImexprobeMetrics m = metrics(registry, false);
+        mesh.learnDomain("GPU-a0", "fabric:c/1");
+        mesh.learnDomain("GPU-b0", "fabric:c/1");
+        mesh.learnDomain("GPU-x0", "host:hgx-1");
+        record(m, pass());
+        // an on-demand probe across domains: in /v1/mesh, but no pair series for an alert to fire on
+        record(m, ProbeResults.failAt(Stage.IMPORT, CuResult.NOT_SUPPORTED, "node-a", "GPU-a0", "node-x", "GPU-x0"));
+        String scrape = registry.scrape();
+
+        assertThat(scrape).contains("imexprobe_pair_up{domain=\"fabric:c/1\",source_gpu=\"GPU-a0\","
+                + "source_node=\"node-a\",target_gpu=\"GPU-b0\",target_node=\"node-b\"} 1.0");
+        assertThat(scrape.lines().filter(l -> l.startsWith("imexprobe_pair_")).toList())
+                .hasSize(3).noneMatch(l -> l.contains("GPU-x0"));
+        assertThat(mesh.snapshot()).filteredOn(p -> p.targetGpu().equals("GPU-x0")).singleElement()
+                .satisfies(p -> {
+                    assertThat(p.domain()).isEqualTo("fabric:c/1");
+                    assertThat(p.targetDomain()).isEqualTo("host:hgx-1");
+                    assertThat(p.acrossDomains()).isTrue();
+                });
+        assertThat(mesh.snapshot()).filteredOn(p -> p.targetGpu().equals("GPU-b0")).singleElement()
+                .satisfies(p -> assertThat(p.targetDomain()).isNull());
     }
 
     @Test
@@ -126,14 +154,16 @@ class ImexprobeMetricsTest {
                 "# TYPE imexprobe_stage_duration_seconds histogram",
                 "# TYPE imexprobe_pair_last_success_timestamp_seconds gauge",
                 "# TYPE imexprobe_mesh_last_cycle_timestamp_seconds gauge",
-                "imexprobe_probes_total{source_gpu=\"GPU-a0\",source_node=\"node-a\",target_gpu=\"GPU-b0\","
-                        + "target_node=\"node-b\",verdict=\"pass\"} 1.0",
+                "imexprobe_probes_total{domain=\"unknown\",source_gpu=\"GPU-a0\",source_node=\"node-a\","
+                        + "target_gpu=\"GPU-b0\",target_node=\"node-b\",verdict=\"pass\"} 1.0",
                 "imexprobe_stage_results_total{cu_result=\"CUDA_SUCCESS\",stage=\"import\"} 1.0",
                 "imexprobe_stage_results_total{cu_result=\"none\",stage=\"transfer\"} 1.0",
                 "imexprobe_stage_duration_seconds_bucket{stage=\"create\",le=\"0.0025\"} 1",
                 "imexprobe_stage_duration_seconds_count{stage=\"create\"} 1",
-                "imexprobe_pair_up{source_gpu=\"GPU-a0\",source_node=\"node-a\",target_gpu=\"GPU-b0\","
-                        + "target_node=\"node-b\"} 1.0",
+                "imexprobe_pair_up{domain=\"unknown\",source_gpu=\"GPU-a0\",source_node=\"node-a\","
+                        + "target_gpu=\"GPU-b0\",target_node=\"node-b\"} 1.0",
+                "imexprobe_gpu_imex_domain_info{UUID=\"" + NodeReports.GPU0 + "\",domain=\"fabric:"
+                        + NodeReports.CLUSTER + "/7\",gpu=\"0\"} 1",
                 "imexprobe_build_info{cuda_version=\"13.0\",driver_version=\"580.159.04\",version=\"1.2.3\"} 1",
                 // dcgm-exporter's labels, so that imexprobe_* * on (UUID) DCGM_FI_* joins.
                 "imexprobe_fabric_state{UUID=\"" + NodeReports.GPU0 + "\",gpu=\"0\"} 3.0",

@@ -45,7 +45,7 @@ class FaultCyclesIT {
     @BeforeAll
     static void start() {
         machine = FakeMachine.h200(dir.resolve("machine"));
-        Map<String, String> env = Map.of("IMEXPROBE_DRIVER_TIMEOUT", "1s", "IMEXPROBE_EXPORTS_TTL", "10s");
+        Map<String, String> env = Map.of("IMEXPROBE_DRIVER_TIMEOUT", "500ms", "IMEXPROBE_EXPORTS_TTL", "10s");
         a = AgentProcess.start("a", dir, machine.env(), "node-a", env);
         b = AgentProcess.start("b", dir, machine.env(), "node-b", env);
         AgentProcess.awaitReady(a, b);

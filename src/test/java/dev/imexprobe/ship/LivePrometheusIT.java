@@ -40,7 +40,7 @@ import tools.jackson.databind.JsonNode;
  * list, mesh interval 2 s) and one Prometheus started here: scrape and evaluation every 1 s, job {@code imexprobe}
  * on /actuator/prometheus, one static target per agent carrying the labels the chart's ServiceMonitor gives
  * (node and pod by its relabelling; namespace, service, endpoint, container as the Prometheus Operator adds them),
- * and as rule file the chart's PrometheusRule rendered by real Helm with short durations ({@code alerts.*For=10s},
+ * and as rule file the chart's PrometheusRule rendered by real Helm with short durations ({@code alerts.*For=5s},
  * {@code agent.meshInterval=2s}; AlertRulesTest checks the shipped values with promtool). Then, one fault at a
  * time, each alert is watched through /api/v1/alerts going pending, then firing (not before its {@code for:}),
  * with exactly the labels an operator would route on, and then resolving:
@@ -71,7 +71,9 @@ import tools.jackson.databind.JsonNode;
 class LivePrometheusIT {
 
     static final Duration MESH_INTERVAL = Duration.ofSeconds(2);
-    static final Duration FOR = Duration.ofSeconds(10);
+    /** Every alert's {@code for:}: long enough that pending is seen (polls every 250 ms, evaluations every 1 s). */
+    static final Duration FOR = Duration.ofSeconds(5);
+    static final String FOR_TEXT = FOR.toSeconds() + "s";
     /** From a fault to its alert firing: a round (2 s), a scrape, an evaluation, then FOR; generous for 2 cores. */
     static final Duration FIRE_WITHIN = Duration.ofSeconds(120);
     static final Duration SETTLE = Duration.ofSeconds(120);
@@ -83,6 +85,8 @@ class LivePrometheusIT {
     static MeshAgents mesh;
     static final Map<String, Agent> AGENTS = new LinkedHashMap<>();
     static final Map<String, String> GPU = new LinkedHashMap<>();
+    /** Each agent's GPU's IMEX domain, as its /v1/node says. */
+    static final Map<String, String> DOMAIN = new LinkedHashMap<>();
     static PrometheusServer prometheus;
     static Path dir;
     static final List<String> TIMELINE = new ArrayList<>();
@@ -104,14 +108,14 @@ class LivePrometheusIT {
 
         // The chart's rules, rendered by real Helm with the short durations of a live test.
         Map<String, Object> v = values("prometheusRule.enabled", true, "imex.channel.mode", "hostPath", "agent.meshInterval", MESH_INTERVAL.toSeconds() + "s",
-                "alerts.pairFailingFor", "10s", "alerts.targetUnreachableFor", "10s", "alerts.agentDownFor", "10s",
-                "alerts.probesStaleFor", "10s", "alerts.noImexChannelFor", "10s", "alerts.driverCallStuckFor", "10s",
+                "alerts.pairFailingFor", FOR_TEXT, "alerts.targetUnreachableFor", FOR_TEXT, "alerts.agentDownFor", FOR_TEXT,
+                "alerts.probesStaleFor", FOR_TEXT, "alerts.noImexChannelFor", FOR_TEXT, "alerts.driverCallStuckFor", FOR_TEXT,
                 "alerts.runbookBaseUrl", "https://runbooks.example.com/imexprobe/docs/findings.md");
         List<Map<String, Object>> groups = Chart.at(Chart.render(v).one("PrometheusRule"), "spec.groups");
         Files.writeString(dir.resolve("rules.yaml"), yaml(Map.of("groups", groups)));
         Files.writeString(dir.resolve("canary-rules.yaml"), yaml(Map.of("groups", List.of(canaryGroup(groups)))));
         String rules = Files.readString(dir.resolve("rules.yaml"));
-        assertThat(rules).as("stale threshold 3 × 2 s").contains("> 6\n").contains("for: 10s")
+        assertThat(rules).as("stale threshold 3 × 2 s").contains("> 6\n").contains("for: " + FOR_TEXT)
                 .doesNotContain("for: 5m").doesNotContain("for: 1m");
         Tools.Result check = Tools.run(dir, 120, List.of(promtool.get().toString(), "check", "rules", "rules.yaml",
                 "canary-rules.yaml"));
@@ -131,6 +135,7 @@ class LivePrometheusIT {
         }
         for (Agent a : AGENTS.values()) {
             GPU.put(a.node(), a.json("/v1/node").path("gpus").get(0).path("uuid").asString());
+            DOMAIN.put(a.node(), a.json("/v1/node").path("gpus").get(0).path("imexDomain").asString());
         }
         assertThat(GPU.values()).doesNotHaveDuplicates().allSatisfy(u -> assertThat(u).startsWith("GPU-"));
         Files.writeString(dir.resolve("dcgm-rules.yaml"), yaml(Map.of("groups", List.of(dcgmGroup()))));
@@ -281,7 +286,7 @@ class LivePrometheusIT {
         assertThat(rules.stream().map(r -> r.path("name").asString()).toList()).containsExactlyInAnyOrderElementsOf(
                 concat(AlertRulesTest.ALERTS, List.of(CANARY)));
         assertThat(rules).allSatisfy(r -> assertThat(r.path("duration").asDouble())
-                .isEqualTo(r.path("name").asString().equals(CANARY) ? 1.0 : 10.0));
+                .isEqualTo(r.path("name").asString().equals(CANARY) ? 1.0 : (double) FOR.toSeconds()));
 
         // Silent while healthy: once anything left from the start-up has cleared (an agent reports a zero
         // last-round time until its first round), nothing goes pending or fires for longer than any for:.
@@ -318,7 +323,7 @@ class LivePrometheusIT {
             assertThat(ac.annotations().get("summary")).isEqualTo("IMEX import from node-a " + GPU.get("node-a")
                     + " into node-c " + GPU.get("node-c") + " fails: CUDA_ERROR_NOT_PERMITTED");
             // The description's query() template ran against the live series: the exporter's top failing stage.
-            assertThat(ac.annotations().get("description")).contains("for 10s", "code 800",
+            assertThat(ac.annotations().get("description")).contains("for " + FOR_TEXT, "code 800",
                     "Most frequent failing stage on that agent in the last 15 minutes: import (CUDA_ERROR_NOT_PERMITTED).",
                     "pod " + pod("node-a"));
             assertThat(ac.annotations().get("runbook_url")).endsWith("/docs/findings.md#imexprobepairimportfailing");
@@ -532,6 +537,7 @@ class LivePrometheusIT {
         l.put("source_gpu", GPU.get(source));
         l.put("target_node", target);
         l.put("target_gpu", GPU.get(target));
+        l.put("domain", DOMAIN.get(source));
         return new Expectation("ImexprobePairImportFailing", l);
     }
 

@@ -1,9 +1,12 @@
 package dev.imexprobe.testing;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -47,8 +50,10 @@ public final class NativeBuild {
 
     /**
      * The jar laid out as the image lays it out (src/main/docker/aot-cache.sh, the Dockerfile's own step), with
-     * an AOT cache trained for {@code jvmFlags}, made once per test JVM under target/: agents started from it are
-     * ready in about half the time, which is most of an integration test's wall time on a small machine.
+     * an AOT cache trained for {@code jvmFlags}, made once per jar under target/ (a stamp of the jar and the JDK says
+     * whether a layout left there still fits; a file lock keeps parallel Failsafe forks from training over one
+     * another's running agents): agents started from it are ready in about half the time, which is most of an
+     * integration test's wall time on a small machine.
      * Empty when IMEXPROBE_TEST_AOT=off or when the training failed (then agents start from the fat jar, and
      * AotCacheIT, which runs the same script, says what broke).
      */
@@ -62,6 +67,30 @@ public final class NativeBuild {
     private static Optional<ImageLayout> train(List<String> jvmFlags) {
         Path jar = jar();
         Path dir = jar.getParent().resolve("it-aot-" + Integer.toHexString(jvmFlags.hashCode()));
+        Path lock = jar.getParent().resolve(dir.getFileName() + ".lock");
+        try (FileChannel channel = FileChannel.open(lock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             FileLock ignored = channel.lock()) {
+            ImageLayout layout = new ImageLayout(dir.resolve("imexprobe.jar"), dir.resolve("imexprobe.aot"));
+            Path stampFile = dir.resolve("trained-from");
+            String stamp = jar + " " + Files.size(jar) + " " + Files.getLastModifiedTime(jar).toMillis() + " "
+                    + java() + " " + Runtime.version();
+            if (Files.isRegularFile(layout.cache()) && Files.isRegularFile(stampFile)
+                    && Files.readString(stampFile).equals(stamp)) {
+                return Optional.of(layout);
+            }
+            Files.deleteIfExists(stampFile);
+            Optional<ImageLayout> trained = train(jar, dir, jvmFlags);
+            if (trained.isPresent()) {
+                Files.writeString(stampFile, stamp);
+            }
+            return trained;
+        } catch (IOException e) {
+            System.err.println("test agents start from the fat jar: " + e);
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<ImageLayout> train(Path jar, Path dir, List<String> jvmFlags) {
         Path script = Path.of("src/main/docker/aot-cache.sh").toAbsolutePath();
         List<String> cmd = new ArrayList<>(List.of("sh", script.toString(), jar.toString(), dir.toString()));
         cmd.addAll(jvmFlags);

@@ -24,9 +24,14 @@ public final class NodeReports {
 
     /** Two GPUs: GPU0 joined the fabric and is healthy, GPU1's fabric says UNHEALTHY. */
     public static NodeReport twoGpus(long channels, ImexDaemonState daemon) {
-        GpuDevice g0 = gpu(0, GPU0, new FabricInfo(3, FabricInfo.STATE_COMPLETED, 0, 7, CLUSTER, 0, 1));
-        GpuDevice g1 = gpu(1, GPU1, new FabricInfo(3, FabricInfo.STATE_COMPLETED, 0, 7, CLUSTER, 0, 2));
+        GpuDevice g0 = inDomain(gpu(0, GPU0, new FabricInfo(3, FabricInfo.STATE_COMPLETED, 0, 7, CLUSTER, 0, 1)));
+        GpuDevice g1 = inDomain(gpu(1, GPU1, new FabricInfo(3, FabricInfo.STATE_COMPLETED, 0, 7, CLUSTER, 0, 2)));
         return report(List.of(g0, g1), channels, daemon);
+    }
+
+    /** The GPU with the IMEX domain the node would give it (host "test-host"). */
+    public static GpuDevice inDomain(GpuDevice g) {
+        return g.withImexDomain(dev.imexprobe.probe.ImexDomain.of(g.fabric(), "test-host"));
     }
 
     /** One GPU whose NVML could not be asked (no fabric information at all). */

@@ -1,8 +1,10 @@
-package dev.imexprobe.probe;
+package dev.imexprobe.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 
 import dev.imexprobe.finding.Finding;
+import dev.imexprobe.probe.StageResult;
+import dev.imexprobe.probe.Verdict;
 
 import java.time.Instant;
 import java.util.List;
