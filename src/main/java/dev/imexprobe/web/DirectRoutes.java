@@ -1,9 +1,14 @@
 package dev.imexprobe.web;
 
+import dev.imexprobe.api.ImportRequest;
+import dev.imexprobe.api.InvalidRequest;
+import dev.imexprobe.api.Wire;
+
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import jakarta.validation.Validator;
 
 import org.apache.tomcat.util.http.InvalidParameterException;
 
@@ -19,11 +24,12 @@ import java.io.IOException;
 import java.net.URI;
 import java.util.Collections;
 import java.util.Enumeration;
+import java.util.List;
 
 /**
  * The probe's hot path without Spring MVC's dispatch: {@code GET /probe} (JSON) and {@code POST /v1/imports} are
- * answered here by the same controller methods, written with the same {@code JsonMapper}, and refused with the
- * same problem documents ({@link Problems}' own handlers), after the same filters (the auth filter included).
+ * answered here by the same controller methods, the request record read and validated by the same
+ * {@link Wire#read}, the answer written with the same {@code JsonMapper}, and refused with the same problem documents ({@link Problems}' own handlers), after the same filters (the auth filter included).
  * MVC's handler mapping, argument resolution, content negotiation and return-value handling cost about as much
  * as the rest of the request (docs/performance.md, "The hot path"), once per exchange on each side.
  *
@@ -40,12 +46,15 @@ public class DirectRoutes extends OncePerRequestFilter {
     private final ImportController imports;
     private final Problems problems;
     private final JsonMapper json;
+    private final Validator validator;
 
-    public DirectRoutes(ProbeController probe, ImportController imports, Problems problems, JsonMapper json) {
+    public DirectRoutes(ProbeController probe, ImportController imports, Problems problems, JsonMapper json,
+                        Validator validator) {
         this.probe = probe;
         this.imports = imports;
         this.problems = problems;
         this.json = json;
+        this.validator = validator;
     }
 
     @Override
@@ -87,7 +96,7 @@ public class DirectRoutes extends OncePerRequestFilter {
             return false; // the Prometheus text: MVC's content negotiation
         }
         Enumeration<String> scrape = request.getHeaders(ProbeBudget.SCRAPE_TIMEOUT);
-        var scrapeValues = scrape == null ? java.util.List.<String>of() : Collections.list(scrape);
+        List<String> scrapeValues = scrape == null ? List.of() : Collections.list(scrape);
         if (scrapeValues.size() > 1) {
             return false;
         }
@@ -112,14 +121,17 @@ public class DirectRoutes extends OncePerRequestFilter {
         if (request.getContentLengthLong() <= 0 || !isJson(request.getContentType())) {
             return false; // MVC's own answers for a missing body or another content type
         }
-        byte[] body = AgentAuthFilter.readBounded(request.getInputStream(), RequestFields.MAX_BODY);
+        byte[] body = AgentAuthFilter.readBounded(request.getInputStream(), Wire.MAX_BODY);
         if (body == null || body.length == 0) {
             return false;
         }
         observed(request, IMPORTS);
         Object reply;
         try {
-            reply = imports.importHandle(body);
+            reply = imports.importHandle(Wire.read(body, ImportRequest.class, validator)); // what @Valid checks
+        } catch (InvalidRequest e) {
+            problem(request, response, problems.invalidRequest(e));
+            return true;
         } catch (ApiException e) {
             problem(request, response, problems.api(e));
             return true;

@@ -3,6 +3,8 @@ package dev.imexprobe.web;
 import dev.imexprobe.agent.AgentConfiguration.AgentSignatureHolder;
 import dev.imexprobe.agent.AgentProperties;
 
+import jakarta.validation.Validator;
+
 import org.apache.catalina.core.StandardHost;
 
 import org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory;
@@ -39,9 +41,10 @@ public class WebConfiguration implements WebMvcConfigurer {
     /** /probe and /v1/imports answered without MVC's dispatch, after the auth filter (DirectRoutes says when). */
     @Bean
     FilterRegistrationBean<DirectRoutes> directRoutes(ProbeController probe, ImportController imports,
-                                                      Problems problems, JsonMapper json) {
+                                                      Problems problems, JsonMapper json,
+                                                      Validator validator) {
         FilterRegistrationBean<DirectRoutes> r = new FilterRegistrationBean<>(
-                new DirectRoutes(probe, imports, problems, json));
+                new DirectRoutes(probe, imports, problems, json, validator));
         r.setOrder(Ordered.HIGHEST_PRECEDENCE + 15);
         r.addUrlPatterns(DirectRoutes.PROBE, DirectRoutes.IMPORTS);
         return r;
