@@ -91,8 +91,10 @@ groups:
             of {{ .Values.agent.meshInterval }}): a driver call may hang. Its pair metrics are stale.
           runbook_url: {{ printf "%s#imexprobeprobesstale" $runbook }}
       - alert: ImexprobeNoImexChannel
+        # An observer has no channel by design (imexprobe_channel_mode{mode="observer"}): never this alert.
         expr: |
           imexprobe_imex_channels{job="{{ $job }}"} == 0
+            unless on (namespace, pod) imexprobe_channel_mode{job="{{ $job }}", mode="observer"}
         for: {{ $a.noImexChannelFor }}
         labels:
           severity: {{ $a.severity.noImexChannel }}

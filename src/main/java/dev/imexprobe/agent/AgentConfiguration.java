@@ -45,7 +45,7 @@ public class AgentConfiguration {
                             @org.springframework.beans.factory.annotation.Value("${imexprobe.channel.mode:hostPath}")
                             String channelMode) {
         return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity)
-                .observer(ChannelMode.observer(channelMode)), executor);
+                .channelMode(channelMode, ChannelMode.observer(channelMode)), executor);
     }
 
     @Bean(destroyMethod = "close")

@@ -108,6 +108,12 @@ public enum FindingCode {
             "Nothing to fix if the two are meant to be apart. If they should share a domain, check both nodes' "
                     + "NVML fabric state, cluster UUID and clique (/v1/node, imexprobe_fabric_state), and that they "
                     + "are in one ComputeDomain."),
+    OBSERVER_TARGET(Severity.INFO, Blame.TARGET,
+            "The importer's agent on {targetNode} observes only (imexprobe.channel.mode=observer): it holds no IMEX "
+                    + "channel by configuration, so the mesh does not probe pairs into it. Not a failure, never an "
+                    + "alert.",
+            "Nothing to fix if {targetNode} is meant to observe only. To prove imports there, give its agent a "
+                    + "channel (imex.channel.mode=hostPath where the host manages IMEX, or computeDomain)."),
     SAME_NODE_INVALID_DEVICE(Severity.ERROR, Blame.TARGET,
             "cuMemImportFromShareableHandle returned 101 INVALID_DEVICE with the exporter on the same node "
                     + "({sourceNode}): the importer cannot see the exporter's GPU. Cross-node imports of the same "

@@ -162,11 +162,6 @@ public final class MeshScheduler implements AutoCloseable {
         refreshNode.run();
         List<PeerAddress> peers = new ArrayList<>(discovery.peers());
         recorder.state().peersKnown(peers.size());
-        if (observer) {
-            // observer mode: node facts only; no probe, so no context, no allocation and no pair to alert on
-            recorder.cycleFinished();
-            return;
-        }
         peers.sort(Comparator.comparing(PeerAddress::hostPort));
         List<PeerAddress> chosen = Rendezvous.pick(peers, settings.subset(), self.agentId(), r, PeerAddress::hostPort);
         List<Future<?>> tasks = new ArrayList<>();
@@ -227,6 +222,9 @@ public final class MeshScheduler implements AutoCloseable {
             }
             if (!id.ok()) {
                 failed(track, r);
+                if (observer) {
+                    return; // an observer measures nothing, so it has no failed pair to record either
+                }
                 // Never identified: one pair per local GPU under the peer's address, its GPU unknown.
                 List<GpuSelector.Gpu> remotes = track.peer != null ? track.peer.gpus()
                         : Collections.singletonList(null);
@@ -257,6 +255,19 @@ public final class MeshScheduler implements AutoCloseable {
             for (GpuSelector.Gpu remote : peer.gpus()) {
                 recorder.state().expect(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()));
             }
+        }
+        if (observer || peer.observer()) {
+            // observer mode, here or there: no probe, so no context, no allocation and no pair to alert on
+            for (GpuSelector.Gpu local : locals) {
+                for (GpuSelector.Gpu remote : peer.gpus()) {
+                    recorder.state().notProbed(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()),
+                            observer ? FindingCode.OBSERVER_MODE.finding(java.util.Map.of())
+                                    : FindingCode.OBSERVER_TARGET.finding(java.util.Map.of("targetNode", peer.node())));
+                }
+            }
+            track.failures = 0;
+            track.nextAttemptRound = 0;
+            return;
         }
         boolean anyAnswer = false;
         boolean anyProbed = false;
@@ -327,7 +338,10 @@ public final class MeshScheduler implements AutoCloseable {
 
     private volatile boolean observer;
 
-    /** imexprobe.channel.mode=observer: rounds refresh the node and discovery but probe nothing. */
+    /**
+     * imexprobe.channel.mode=observer: rounds refresh the node and discovery and ask peers who they are (GET
+     * /v1/node, no driver call), but probe nothing: their pairs are not_probed (OBSERVER_MODE).
+     */
     public MeshScheduler observer(boolean on) {
         this.observer = on;
         return this;

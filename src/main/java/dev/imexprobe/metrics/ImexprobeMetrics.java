@@ -58,6 +58,7 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     private LiveRows pairLastSuccess;
     private LiveRows fabricState;
     private LiveRows fabricHealthy;
+    private LiveRows pairs;
     private LiveRows gpuDomain;
     private dev.imexprobe.cuda.PrimaryContexts contexts;
     private final java.util.Set<String> contextGpus = new java.util.HashSet<>();
@@ -97,6 +98,17 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
         fabricHealthy = new LiveRows(MultiGauge.builder("imexprobe.fabric.healthy")
                 .description("1 when the GPU's fabric registration completed and reports no problem, else 0")
                 .register(registry));
+        pairs = new LiveRows(MultiGauge.builder("imexprobe.pairs")
+                .description("Pairs this agent knows, by state (ok, failed, unknown, not_probed) and reason (the "
+                        + "pair's finding code; none without one)")
+                .register(registry));
+        String mode = node.get().channelMode();
+        if (mode != null) {
+            Gauge.builder("imexprobe.channel.mode", () -> 1).tag("mode", mode)
+                    .description("Always 1; mode is this agent's imexprobe.channel.mode: observer (no channel by "
+                            + "configuration, probes nothing), hostPath or computeDomain")
+                    .register(registry);
+        }
         gpuDomain = new LiveRows(MultiGauge.builder("imexprobe.gpu.imex.domain.info")
                 .description("Always 1 per GPU; the domain label is the GPU's IMEX domain (fabric:<cluster>/<clique>, "
                         + "or host:<id> for a GPU without an NVLink fabric)")
@@ -206,7 +218,12 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
         Map<Tags, Double> up = new HashMap<>();
         Map<Tags, Double> code = new HashMap<>();
         Map<Tags, Double> success = new HashMap<>();
+        Map<Tags, Double> byState = new HashMap<>();
+        for (PairState.State st : PairState.State.values()) {
+            byState.put(Tags.of("state", st.label(), "reason", "none"), 0.0); // from the first scrape, at zero
+        }
         for (PairState p : mesh.snapshot()) {
+            byState.merge(Tags.of("state", p.state().label(), "reason", reason(p)), 1.0, Double::sum);
             if (p.state() != PairState.State.OK && p.state() != PairState.State.FAILED || p.acrossDomains()) {
                 // unknown yet, not probed by design, or an on-demand probe across domains (apart by design): no
                 // pair series, so nothing to alert on, and pair series only within a domain (Σ dᵢ², not N²)
@@ -219,6 +236,7 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
             Instant last = p.lastSuccess();
             success.put(t, last == null ? 0 : last.toEpochMilli() / 1000.0);
         }
+        pairs.set(byState);
         pairUp.set(up);
         pairLastCuResult.set(code);
         pairLastSuccess.set(success);
@@ -300,6 +318,17 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     static Tags gpuTags(GpuDevice g) {
         return Tags.of("gpu", Integer.toString(g.index()), "UUID", g.uuid());
     }
+
+    /** A catalogue code (bounded: FindingCode), "none" without a finding, "other" for a code a peer made up. */
+    static String reason(PairState p) {
+        if (p.finding() == null) {
+            return "none";
+        }
+        return FINDING_CODES.contains(p.finding().code()) ? p.finding().code() : "other";
+    }
+
+    private static final java.util.Set<String> FINDING_CODES = java.util.Arrays.stream(
+            dev.imexprobe.finding.FindingCode.values()).map(Enum::name).collect(java.util.stream.Collectors.toSet());
 
     private static String nz(String s) {
         return s == null ? "unknown" : s;

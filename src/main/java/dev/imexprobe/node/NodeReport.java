@@ -13,11 +13,26 @@ import java.util.List;
  *
  * @param fake           true when the fake driver stands in: everything here is simulated
  * @param usableChannels channels the driver would honour for this process
+ * @param channelMode    imexprobe.channel.mode: observer, hostPath or computeDomain (null outside the agent)
  */
 public record NodeReport(AgentIdentity agent, boolean fake, DriverView driver, List<GpuDevice> gpus,
                          long usableChannels, ImexChannels imexChannels, ImexDaemon imexDaemon,
                          DriverParams driverParams, DeviceNodes deviceNodes, VisibleDevices visibleDevices,
-                         List<Finding> findings, Instant inspectedAt) {
+                         List<Finding> findings, Instant inspectedAt, String channelMode) {
+
+    /** A report of no particular channel mode (the CLI's). */
+    public NodeReport(AgentIdentity agent, boolean fake, DriverView driver, List<GpuDevice> gpus, long usableChannels,
+                      ImexChannels imexChannels, ImexDaemon imexDaemon, DriverParams driverParams,
+                      DeviceNodes deviceNodes, VisibleDevices visibleDevices, List<Finding> findings,
+                      Instant inspectedAt) {
+        this(agent, fake, driver, gpus, usableChannels, imexChannels, imexDaemon, driverParams, deviceNodes,
+                visibleDevices, findings, inspectedAt, null);
+    }
+
+    /** imexprobe.channel.mode=observer: no channel by configuration, nothing probed. */
+    public boolean observer() {
+        return "observer".equals(channelMode);
+    }
 
     /**
      * @param initResult the CUresult name of cuInit, e.g. CUDA_SUCCESS or CUDA_ERROR_NO_DEVICE

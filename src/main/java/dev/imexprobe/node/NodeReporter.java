@@ -50,14 +50,19 @@ public final class NodeReporter {
         return new NodeReport(identity, status.isFake(), view, gpus,
                 LocalDiagnosis.usableChannels(facts.imexChannels(), status.isFake()), facts.imexChannels(),
                 facts.imexDaemon(), facts.driverParams(), facts.deviceNodes(), facts.visibleDevices(),
-                observed(LocalDiagnosis.diagnose(status, inventory, facts)), Instant.now());
+                observed(LocalDiagnosis.diagnose(status, inventory, facts)), Instant.now(), channelMode);
     }
 
     private volatile boolean observer;
+    private volatile String channelMode;
 
-    /** imexprobe.channel.mode=observer: no channel by configuration is what it should be, not a fault. */
-    public NodeReporter observer(boolean on) {
-        this.observer = on;
+    /**
+     * imexprobe.channel.mode, shown in the report (peers read it: they do not probe into an observer). In observer
+     * mode no channel by configuration is what it should be, not a fault.
+     */
+    public NodeReporter channelMode(String mode, boolean observer) {
+        this.channelMode = mode;
+        this.observer = observer;
         return this;
     }
 

@@ -71,7 +71,7 @@ public final class NodeService implements LocalAgent {
         findings.add(FindingCode.TIMEOUT.finding(e));
         return new NodeReport(r.agent(), r.fake(), r.driver(), r.gpus(), r.usableChannels(), r.imexChannels(),
                 r.imexDaemon(), r.driverParams(), r.deviceNodes(), r.visibleDevices(), List.copyOf(findings),
-                r.inspectedAt());
+                r.inspectedAt(), r.channelMode());
     }
 
     public AgentIdentity identity() {

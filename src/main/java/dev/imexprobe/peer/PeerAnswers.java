@@ -115,6 +115,6 @@ final class PeerAnswers {
             }
         }
         return new Peer(target, agent.get("node").asString(), agent.hasNonNull("id") ? agent.get("id").asString() : null,
-                List.copyOf(list));
+                List.copyOf(list), node.hasNonNull("channelMode") ? node.get("channelMode").asString() : null);
     }
 }

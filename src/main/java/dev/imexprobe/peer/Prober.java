@@ -49,8 +49,19 @@ public final class Prober {
                           boolean writeback, boolean debug) {
     }
 
-    /** Who the target is, from its /v1/node. */
-    public record Peer(String target, String node, String agentId, List<GpuSelector.Gpu> gpus) {
+    /**
+     * Who the target is, from its /v1/node. {@code channelMode} is its imexprobe.channel.mode (null from an agent
+     * that does not say): the mesh probes no pair into an observer.
+     */
+    public record Peer(String target, String node, String agentId, List<GpuSelector.Gpu> gpus, String channelMode) {
+
+        public Peer(String target, String node, String agentId, List<GpuSelector.Gpu> gpus) {
+            this(target, node, agentId, gpus, null);
+        }
+
+        public boolean observer() {
+            return "observer".equals(channelMode);
+        }
     }
 
     /** Who a peer is, or why it could not say. */

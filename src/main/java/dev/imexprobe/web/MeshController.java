@@ -99,10 +99,11 @@ public class MeshController {
                         .append(esc(String.join(", ", view.unreachableAgents()))).append("</span>");
             }
             b.append(". Pairs: ").append(view.pairs().size()).append(" (").append(ok).append(" ok, ").append(failed)
-                    .append(" failed, ").append(notProbed).append(" not probed — different IMEX domain). ")
+                    .append(" failed, ").append(notProbed).append(" not probed by design). ")
                     .append("IMEX domains: ").append(byDomain.size())
                     .append(". Rows export (source), columns import (target). Refreshes every ")
                     .append((int) Math.max(2, view.intervalSeconds())).append(" s.</p>\n");
+            channelMode(b, self);
             boolean first = true;
             for (Map.Entry<String, List<PairState>> e : byDomain.entrySet()) {
                 domainSection(b, e.getKey(), e.getValue(), first);
@@ -149,12 +150,46 @@ public class MeshController {
                 }
                 b.append("</li>\n");
             }
-            b.append("</ul>\n<h2>This node</h2>\n");
+            b.append("</ul>\n");
+            if (notProbed > 0) {
+                // Grey, never red: what the mesh leaves alone by design, with the reason, apart from failures.
+                Map<String, Long> reasons = new java.util.TreeMap<>();
+                view.pairs().stream().filter(p -> p.state() == PairState.State.NOT_PROBED).forEach(p -> reasons.merge(
+                        p.finding() != null ? p.finding().code() : "none", 1L, Long::sum));
+                b.append("<h2>Not probed (by design, never alerting)</h2>\n<ul id=\"not-probed\">\n");
+                reasons.forEach((code, n) -> b.append("<li><b>").append(esc(code)).append("</b>: ").append(n)
+                        .append(" pair(s)</li>\n"));
+                b.append("</ul>\n");
+            }
+            b.append("<h2>This node</h2>\n");
             findings(b, self.findings());
             b.append("<p>JSON: <a href=\"/v1/mesh?scope=domain\">/v1/mesh?scope=domain</a>, ")
                     .append("<a href=\"/v1/node\">/v1/node</a>, <a href=\"/actuator/prometheus\">/actuator/prometheus</a></p>\n");
             b.append("</body></html>\n");
             return b.toString();
+        }
+
+        /**
+         * This agent's channel mode: an observer has no channel by design (grey, nothing probed); hostPath or
+         * computeDomain without a usable channel is broken (red, its pairs fail and alert).
+         */
+        private static void channelMode(StringBuilder b, NodeReport self) {
+            if (self.channelMode() == null) {
+                return;
+            }
+            b.append("<p id=\"channel-mode\" data-mode=\"").append(esc(self.channelMode())).append("\">Channel mode <b>")
+                    .append(esc(self.channelMode())).append("</b>: ");
+            if (self.observer()) {
+                b.append("<span class=\"f-info\">observer: no IMEX channel by configuration, no context, no "
+                        + "allocation; this agent probes nothing and no peer probes into it (not probed, never "
+                        + "failed).</span>");
+            } else if (self.usableChannels() == 0) {
+                b.append("<span class=\"f-error\">no usable IMEX channel although this mode expects one: exports "
+                        + "and imports here fail with 800 (NO_IMEX_CHANNEL below).</span>");
+            } else {
+                b.append(self.usableChannels()).append(" usable IMEX channel(s).");
+            }
+            b.append("</p>\n");
         }
 
         static final String UNKNOWN_DOMAIN = "unknown";

@@ -439,6 +439,49 @@ class MeshSchedulerTest {
         }
     }
 
+    // ---- observer mode --------------------------------------------------------------------------------------
+
+    @Test
+    void anObserverProbesNothingAndShowsItsPairsAsNotProbedNeverFailed() {
+        discovery.set("10.0.0.2:8080", "10.0.0.3:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0", "GPU-b1");
+        MeshScheduler s = scheduler().observer(true);
+
+        round(s);
+        round(s);
+
+        assertThat(prober.probes()).as("no probe, so no context and no allocation").isEmpty();
+        List<PairState> pairs = state.snapshot();
+        assertThat(pairs).extracting(p -> p.targetNode() + "/" + p.targetGpu())
+                .containsExactlyInAnyOrder("node-b/GPU-b0", "node-b/GPU-b1");
+        assertThat(pairs).allSatisfy(p -> {
+            assertThat(p.state()).isEqualTo(PairState.State.NOT_PROBED);
+            assertThat(p.finding().code()).isEqualTo("OBSERVER_MODE");
+        });
+        assertThat(state.peersKnown()).as("the silent peer is still discovered").isEqualTo(2);
+    }
+
+    @Test
+    void pairsIntoAnObserverAreNotProbedWithItsReasonOthersAreProbed() {
+        discovery.set("10.0.0.2:8080", "10.0.0.3:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        prober.live.put("10.0.0.3:8080", new Prober.Peer("10.0.0.3:8080", "node-c", "agent-node-c",
+                List.of(new GpuSelector.Gpu(0, "GPU-c0")), "observer"));
+        MeshScheduler s = scheduler();
+
+        round(s);
+
+        assertThat(prober.probes()).containsExactly(SELF_GPU + ">GPU-b0");
+        Map<String, PairState> byTarget = new java.util.HashMap<>();
+        state.snapshot().forEach(p -> byTarget.put(p.targetNode(), p));
+        assertThat(byTarget.get("node-b").state()).isEqualTo(PairState.State.OK);
+        PairState into = byTarget.get("node-c");
+        assertThat(into.state()).isEqualTo(PairState.State.NOT_PROBED);
+        assertThat(into.finding().code()).isEqualTo("OBSERVER_TARGET");
+        assertThat(into.finding().evidence()).containsEntry("targetNode", "node-c");
+        assertThat(into.cuResult()).isNull();
+    }
+
     private static final class FakeDiscovery implements PeerDiscovery {
         private volatile Set<PeerAddress> peers = Set.of();
         volatile boolean fail;

@@ -52,7 +52,8 @@ class SafeBesideJobsIT {
     static final String SELECTOR = "app.kubernetes.io/name=imexprobe";
     static final Duration SETTLE = Duration.ofSeconds(90);
     static final String NO_CHANNEL = "node-c";
-    static final List<String> NODES = List.of("node-a", "node-b", NO_CHANNEL);
+    static final String OBSERVER = "node-d";
+    static final List<String> NODES = List.of("node-a", "node-b", NO_CHANNEL, OBSERVER);
     static final JsonMapper JSON = JsonMapper.builder().build();
 
     static WireMockServer api;
@@ -68,11 +69,13 @@ class SafeBesideJobsIT {
         api.start();
         mesh = MeshAgents.forTest(SafeBesideJobsIT.class);
         for (String n : NODES) {
-            FakeMachine machine = (n.equals(NO_CHANNEL) ? FakeMachine.h200WithoutChannel(mesh.dir().resolve(n))
-                    : FakeMachine.h200(mesh.dir().resolve(n))).host(n).fabric(0, 3, MeshAgents.CLUSTER,
+            boolean channel = !n.equals(NO_CHANNEL) && !n.equals(OBSERVER);
+            FakeMachine machine = (channel ? FakeMachine.h200(mesh.dir().resolve(n))
+                    : FakeMachine.h200WithoutChannel(mesh.dir().resolve(n))).host(n).fabric(0, 3, MeshAgents.CLUSTER,
                     MeshAgents.CLIQUE);
             AGENTS.put(n, mesh.add(n, machine, Map.of(
-                    "IMEXPROBE_CHANNEL_MODE", "hostPath",
+                    "IMEXPROBE_CHANNEL_MODE", n.equals(OBSERVER) ? "observer" : "hostPath",
+                    "FAKECUDA_CONTEXT_LOG", mesh.dir().resolve(n + "-contexts.log").toString(),
                     "IMEXPROBE_MESH_INTERVAL", "2s",
                     "IMEXPROBE_MESH_MAXBACKOFF", "4s",
                     "IMEXPROBE_PEERS_KUBERNETES_SELECTOR", SELECTOR,
@@ -120,8 +123,8 @@ class SafeBesideJobsIT {
 
         for (String peer : List.of("node-a", "node-b")) {
             Agent p = AGENTS.get(peer);
-            eventually(SETTLE, peer + " discovers both other agents", () -> p.metric("imexprobe_peers"),
-                    v -> v != null && v == 2.0);
+            eventually(SETTLE, peer + " discovers the three other agents", () -> p.metric("imexprobe_peers"),
+                    v -> v != null && v == 3.0);
         }
     }
 
@@ -143,7 +146,7 @@ class SafeBesideJobsIT {
             JsonNode healthy = eventually(SETTLE, peer + "'s pair into " + other + " passes", () -> p.mesh(false),
                     v -> "ok".equals(pairs(v).getOrDefault(peer + ">" + other, JSON.createObjectNode())
                             .path("state").asString()));
-            assertThat(pairs(healthy).keySet()).containsExactlyInAnyOrder(peer + ">" + other, peer + ">" + NO_CHANNEL);
+            assertThat(pairs(healthy).keySet()).contains(peer + ">" + other, peer + ">" + NO_CHANNEL);
 
             assertThat(p.metric("imexprobe_pair_up", "target_node", NO_CHANNEL)).isEqualTo(0.0);
             assertThat(p.metric("imexprobe_pair_last_cu_result", "target_node", NO_CHANNEL)).isEqualTo(800.0);
@@ -153,9 +156,11 @@ class SafeBesideJobsIT {
         // Its own exports fail at create, as they must without a channel: blamed on it, the source.
         Agent c = AGENTS.get(NO_CHANNEL);
         JsonNode own = eventually(SETTLE, NO_CHANNEL + "'s own pairs failed at create", () -> c.mesh(false),
-                v -> pairs(v).size() == 2 && pairs(v).values().stream()
-                        .allMatch(x -> "failed".equals(x.path("state").asString())));
-        for (JsonNode x : pairs(own).values()) {
+                v -> pairs(v).keySet().containsAll(List.of(NO_CHANNEL + ">node-a", NO_CHANNEL + ">node-b"))
+                        && List.of("node-a", "node-b").stream().allMatch(t -> "failed".equals(pairs(v)
+                        .get(NO_CHANNEL + ">" + t).path("state").asString())));
+        for (String t : List.of("node-a", "node-b")) {
+            JsonNode x = pairs(own).get(NO_CHANNEL + ">" + t);
             assertThat(x.path("stage").asString()).isEqualTo("create");
             assertThat(x.path("cuResult").asInt()).isEqualTo(800);
             assertThat(x.path("finding").path("code").asString()).isEqualTo("CREATE_NOT_PERMITTED");
@@ -168,6 +173,92 @@ class SafeBesideJobsIT {
         assertThat(targetFailing.path("evidence").path("targetNode").asString()).isEqualTo(NO_CHANNEL);
         assertThat(READY.get(NO_CHANNEL)).isEqualTo("True");
         assertThat(c.get("/actuator/health/readiness").status()).isEqualTo(200);
+    }
+
+    /**
+     * The observer (no channel by configuration) and the broken node (hostPath, no channel) are both Ready and
+     * both without a channel; every surface tells them apart: /v1/node, the peers' pairs, the matrix page, metrics.
+     */
+    @Test
+    @Order(3)
+    void theObserverAndTheBrokenNodeLookDifferentOnEverySurface() {
+        Agent a = AGENTS.get("node-a");
+        Agent c = AGENTS.get(NO_CHANNEL);
+        Agent d = AGENTS.get(OBSERVER);
+        assertThat(READY.get(OBSERVER)).as("the observer is Ready and listed too").isEqualTo("True");
+
+        // /v1/node: the mode, and an info finding against an error finding.
+        JsonNode observerNode = d.json("/v1/node");
+        JsonNode brokenNode = c.json("/v1/node");
+        assertThat(observerNode.path("channelMode").asString()).isEqualTo("observer");
+        assertThat(brokenNode.path("channelMode").asString()).isEqualTo("hostPath");
+        assertThat(observerNode.path("usableChannels").asLong()).isZero();
+        assertThat(brokenNode.path("usableChannels").asLong()).isZero();
+        assertThat(findingCodes(observerNode)).contains("OBSERVER_MODE").doesNotContain("NO_IMEX_CHANNEL");
+        assertThat(finding(observerNode, "OBSERVER_MODE").path("severity").asString()).isEqualTo("info");
+        assertThat(finding(brokenNode, "NO_IMEX_CHANNEL").path("severity").asString()).isEqualTo("error");
+
+        // The peers' pairs: into the broken node failed (800), into the observer not probed, never failed.
+        JsonNode view = eventually(SETTLE, "node-a's pairs into both settled", () -> a.mesh(false),
+                v -> "not_probed".equals(pairs(v).getOrDefault("node-a>" + OBSERVER, JSON.createObjectNode())
+                        .path("state").asString()) && "failed".equals(pairs(v).getOrDefault("node-a>" + NO_CHANNEL,
+                        JSON.createObjectNode()).path("state").asString()));
+        JsonNode intoObserver = pairs(view).get("node-a>" + OBSERVER);
+        assertThat(intoObserver.path("finding").path("code").asString()).isEqualTo("OBSERVER_TARGET");
+        assertThat(intoObserver.path("finding").path("severity").asString()).isEqualTo("info");
+        assertThat(intoObserver.has("cuResult")).isFalse();
+        assertThat(pairs(view).get("node-a>" + NO_CHANNEL).path("cuResult").asInt()).isEqualTo(800);
+        // The observer's own pairs: all not probed, by its own mode.
+        JsonNode own = eventually(SETTLE, "the observer knows its 3 peers' pairs", () -> d.mesh(false),
+                v -> pairs(v).size() == 3);
+        assertThat(pairs(own).values()).allSatisfy(p -> {
+            assertThat(p.path("state").asString()).isEqualTo("not_probed");
+            assertThat(p.path("finding").path("code").asString()).isEqualTo("OBSERVER_MODE");
+        });
+
+        // Metrics: counts by state and reason, the mode, and no pair series (nothing to alert on) for the observer.
+        String scrape = a.scrape();
+        assertThat(MeshAgents.metric(scrape, "imexprobe_pairs", "state", "failed", "reason", "IMPORT_NOT_PERMITTED"))
+                .isEqualTo(1.0);
+        assertThat(MeshAgents.metric(scrape, "imexprobe_pairs", "state", "not_probed", "reason", "OBSERVER_TARGET"))
+                .isEqualTo(1.0);
+        assertThat(MeshAgents.metric(scrape, "imexprobe_pair_up", "target_node", OBSERVER)).isNull();
+        assertThat(MeshAgents.metric(scrape, "imexprobe_pair_up", "target_node", NO_CHANNEL)).isEqualTo(0.0);
+        assertThat(MeshAgents.metric(scrape, "imexprobe_channel_mode", "mode", "hostPath")).isEqualTo(1.0);
+        String observerScrape = d.scrape();
+        assertThat(MeshAgents.metric(observerScrape, "imexprobe_channel_mode", "mode", "observer")).isEqualTo(1.0);
+        assertThat(MeshAgents.metric(observerScrape, "imexprobe_pairs", "state", "not_probed", "reason",
+                "OBSERVER_MODE")).isEqualTo(3.0);
+        assertThat(MeshAgents.metric(observerScrape, "imexprobe_pairs", "state", "failed", "reason", "none"))
+                .isEqualTo(0.0);
+        assertThat(MeshAgents.metric(observerScrape, "imexprobe_pair_up")).isNull();
+        assertThat(MeshAgents.metric(c.scrape(), "imexprobe_channel_mode", "mode", "hostPath")).isEqualTo(1.0);
+
+        // The matrix page: grey "not probed" cells into the observer, red ones into the broken node; each agent's
+        // own page says which kind it is.
+        String html = a.get("/").body();
+        assertThat(html).contains("<td class=\"not_probed\" data-source=\"node-a / ", "data-target=\"" + OBSERVER
+                + " / ", "<td class=\"failed\" data-source=\"node-a / ", "<h2>Not probed (by design, never alerting)",
+                "<b>OBSERVER_TARGET</b>");
+        assertThat(d.get("/").body()).contains("id=\"channel-mode\" data-mode=\"observer\"", "observer: no IMEX channel "
+                + "by configuration");
+        assertThat(c.get("/").body()).contains("id=\"channel-mode\" data-mode=\"hostPath\"",
+                "<span class=\"f-error\">no usable IMEX channel although this mode expects one");
+
+        // And the observer took nothing from jobs: no context, no allocation, although peers asked who it is.
+        assertThat(d.metric("imexprobe_cuda_context_held")).isEqualTo(0.0);
+        assertThat(d.metric("imexprobe_allocations_live", "kind", "created")).isEqualTo(0.0);
+        assertThat(d.metric("imexprobe_allocations_live", "kind", "imported")).isEqualTo(0.0);
+        java.nio.file.Path log = mesh.dir().resolve(OBSERVER + "-contexts.log");
+        assertThat(java.nio.file.Files.exists(log) ? readLines(log) : List.<String>of()).as("contexts made").isEmpty();
+    }
+
+    static List<String> readLines(java.nio.file.Path p) {
+        try {
+            return java.nio.file.Files.readAllLines(p);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     static JsonNode finding(JsonNode doc, String code) {

@@ -97,6 +97,8 @@ class ImexprobeMetricsTest {
                 Map.entry("imexprobe.node.condition.writes", Set.of("result")),
                 Map.entry("imexprobe.stage.duration", Set.of("stage")),
                 Map.entry("imexprobe.pair.up", PAIR_LABELS),
+                Map.entry("imexprobe.pairs", Set.of("state", "reason")),
+                Map.entry("imexprobe.channel.mode", Set.of("mode")),
                 Map.entry("imexprobe.pair.last.cu.result", PAIR_LABELS),
                 Map.entry("imexprobe.pair.last.success.timestamp", PAIR_LABELS),
                 Map.entry("imexprobe.mesh.last.cycle.timestamp", Set.of()),
@@ -110,6 +112,46 @@ class ImexprobeMetricsTest {
                 Map.entry("imexprobe.allocations.live", Set.of("kind")),
                 Map.entry("imexprobe.driver.calls.stuck", Set.of()),
                 Map.entry("imexprobe.build.info", Set.of("version", "driver_version", "cuda_version"))));
+    }
+
+    @Test
+    void pairsAreCountedByStateAndReasonNotProbedApartFromFailed() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ImexprobeMetrics m = metrics(registry, false);
+        String empty = registry.scrape();
+        // Every state from the first scrape, at zero, so a panel of not-probed pairs has data before any exists.
+        for (String st : List.of("ok", "failed", "unknown", "not_probed")) {
+            assertThat(empty).contains("imexprobe_pairs{reason=\"none\",state=\"" + st + "\"} 0.0");
+        }
+        assertThat(empty).contains("imexprobe_channel_mode{mode=\"hostPath\"} 1");
+
+        record(m, pass());
+        record(m, ProbeResults.failAt(Stage.IMPORT, CuResult.NOT_PERMITTED, "node-a", "GPU-a0", "node-c", "GPU-c0"));
+        record(m, ProbeResults.failAt(Stage.IMPORT, CuResult.NOT_PERMITTED, "node-a", "GPU-a0", "node-d", "GPU-d0"));
+        mesh.notProbed(new PairKey("node-a", "GPU-a0", "node-e", "GPU-e0"),
+                dev.imexprobe.finding.FindingCode.OBSERVER_TARGET.finding(Map.of("targetNode", "node-e")));
+        mesh.expect(new PairKey("node-a", "GPU-a0", "node-f", "GPU-f0"));
+        m.refreshGauges();
+
+        String scrape = registry.scrape();
+        assertThat(pairs(scrape, "ok", "none")).isEqualTo(1.0);
+        assertThat(pairs(scrape, "failed", "IMPORT_NOT_PERMITTED")).isEqualTo(2.0);
+        assertThat(pairs(scrape, "not_probed", "OBSERVER_TARGET")).isEqualTo(1.0);
+        assertThat(pairs(scrape, "unknown", "none")).isEqualTo(1.0);
+        assertThat(pairs(scrape, "not_probed", "none")).isEqualTo(0.0);
+        // A not-probed pair has no pair_up series: nothing to alert on.
+        assertThat(scrape).doesNotContain("target_node=\"node-e\"").doesNotContain("target_node=\"node-f\"");
+
+        // Once the failures are gone their rows go too (bounded by the codes present now).
+        mesh.forget(new PairKey("node-a", "GPU-a0", "node-c", "GPU-c0"));
+        mesh.forget(new PairKey("node-a", "GPU-a0", "node-d", "GPU-d0"));
+        m.refreshGauges();
+        assertThat(registry.scrape()).doesNotContain("IMPORT_NOT_PERMITTED");
+    }
+
+    /** The imexprobe_pairs sample of one state and reason; null when absent. */
+    private static Double pairs(String scrape, String state, String reason) {
+        return dev.imexprobe.testing.MeshAgents.metric(scrape, "imexprobe_pairs", "state", state, "reason", reason);
     }
 
     @Test

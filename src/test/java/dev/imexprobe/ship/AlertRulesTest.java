@@ -60,6 +60,8 @@ class AlertRulesTest {
             assertThat(unitTests).containsPattern("alertname: " + alert + "\\s+exp_alerts:\\s+- exp_labels:");
         }
         assertThat(rules).as("rules built for the shipped 30s interval").contains("> 90");
+        // Not probed is never failed: no rule reads the count of pairs by state, and observers are left out.
+        assertThat(rules).doesNotContain("imexprobe_pairs").contains("mode=\"observer\"");
     }
 
     @Test

@@ -101,7 +101,35 @@ class DashboardTest {
         // What the dashboard is for: the matrix, failures by stage and CUresult, durations, node state, agents.
         assertThat(used).contains("imexprobe_pair_up", "imexprobe_stage_results_total",
                 "imexprobe_stage_duration_seconds_bucket", "imexprobe_imex_channels", "imexprobe_imex_daemon_ready",
-                "imexprobe_fabric_state", "imexprobe_fabric_healthy", "imexprobe_allocations_live", "up");
+                "imexprobe_fabric_state", "imexprobe_fabric_healthy", "imexprobe_allocations_live",
+                "imexprobe_pairs", "imexprobe_channel_mode", "up");
+    }
+
+    @Test
+    void notProbedIsToldApartFromFailedAndObserversFromBrokenChannels() throws Exception {
+        List<JsonNode> panels = panels(dashboard());
+        JsonNode notProbed = panelQuerying(panels, "state=\"not_probed\"");
+        JsonNode failed = panelQuerying(panels, "state=\"failed\"");
+        assertThat(notProbed.path("id").asInt()).as("not probed and failed in separate panels")
+                .isNotEqualTo(failed.path("id").asInt());
+        assertThat(notProbed.at("/targets/0/expr").asText()).startsWith("sum by (reason) (imexprobe_pairs{");
+        assertThat(failed.at("/targets/0/expr").asText()).startsWith("sum by (reason) (imexprobe_pairs{");
+        assertThat(notProbed.get("title").asText()).contains("never alerting");
+        JsonNode byState = panelQuerying(panels, "sum by (state) (imexprobe_pairs{");
+        assertThat(byState.toString()).contains("\"options\":\"failed\"", "\"options\":\"not_probed\"");
+
+        // The node table: an observer's missing channel is left empty, never a red 0, and its mode is a column.
+        JsonNode table = panelQuerying(panels, "imexprobe_imex_channels{");
+        assertThat(table.at("/targets/0/expr").asText())
+                .contains("unless on (node) imexprobe_channel_mode{", "mode=\"observer\"");
+        assertThat(table.toString()).contains("max by (node, mode) (imexprobe_channel_mode{", "\"channel mode\"");
+    }
+
+    private static JsonNode panelQuerying(List<JsonNode> panels, String fragment) {
+        return panels.stream().filter(p -> p.has("targets") && java.util.stream.StreamSupport
+                        .stream(p.get("targets").spliterator(), false)
+                        .anyMatch(t -> t.path("expr").asText().contains(fragment)))
+                .findFirst().orElseThrow(() -> new AssertionError("no panel queries " + fragment));
     }
 
     @Test

@@ -45,7 +45,7 @@ public final class NodeReports {
         ImexDaemon d = new ImexDaemon(daemon, "test", "/etc/nvidia-imex/config.cfg", false, null, null, null, null,
                 null, null);
         return new NodeReport(new AgentIdentity("agent-1", "node-a", "1.2.3"), false, driver, gpus, channels, null, d,
-                null, null, null, List.of(), Instant.parse("2026-12-01T10:00:00Z"));
+                null, null, null, List.of(), Instant.parse("2026-12-01T10:00:00Z"), "hostPath");
     }
 
     /** What an agent reports when no driver library loads: nothing else can be known. */
