@@ -48,8 +48,8 @@ groups:
         # Value: how many source GPUs fail to import into this target. One bad pair is ImexprobePairImportFailing;
         # many exporters failing into one importer point at the importer.
         expr: |
-          count by (namespace, target_node, target_gpu) (
-            max by (namespace, source_node, source_gpu, target_node, target_gpu) (imexprobe_pair_up{job="{{ $job }}"}) == 0
+          count by (namespace, domain, target_node, target_gpu) (
+            max by (namespace, domain, source_node, source_gpu, target_node, target_gpu) (imexprobe_pair_up{job="{{ $job }}"}) == 0
           ) >= {{ $a.targetMinSources }}
         for: {{ $a.targetUnreachableFor }}
         labels:
@@ -62,6 +62,27 @@ groups:
             {{`{{ $labels.target_node }}`}} for {{ $a.targetUnreachableFor }} (threshold: {{ $a.targetMinSources }} sources). When many
             exporters fail into one importer, look at the importer: its IMEX channel, its IMEX daemon, its fabric state.
           runbook_url: {{ printf "%s#imexprobetargetunreachable" $runbook }}
+      - alert: ImexprobeDomainFailing
+        # Value: the share of the IMEX domain's pairs that fail. Pairs exist only within a domain, so a domain whose
+        # pairs mostly fail points at what its members share (IMEX daemons, fabric manager, NVLink switches).
+        expr: |
+          (
+              sum by (namespace, domain) (1 - max by (namespace, domain, source_node, source_gpu, target_node, target_gpu) (imexprobe_pair_up{job="{{ $job }}"}))
+            /
+              count by (namespace, domain) (max by (namespace, domain, source_node, source_gpu, target_node, target_gpu) (imexprobe_pair_up{job="{{ $job }}"}))
+          ) > {{ $a.domainFailingRatio }}
+        for: {{ $a.domainFailingFor }}
+        labels:
+          severity: {{ $a.severity.domainFailing }}
+        annotations:
+          summary: >-
+            IMEX domain {{`{{ $labels.domain }}`}}: {{`{{ $value | humanizePercentage }}`}} of its pairs fail
+          description: >-
+            {{`{{ $value | humanizePercentage }}`}} of the probed pairs of IMEX domain {{`{{ $labels.domain }}`}} have failed for
+            {{ $a.domainFailingFor }} (threshold: more than {{ $a.domainFailingRatio }}). When most pairs of one domain fail, suspect
+            what its members share: the IMEX daemons of its ComputeDomain, the fabric manager, the NVLink switches, a driver
+            rollout. The pair and target alerts of this domain follow from it: group and inhibit them by domain.
+          runbook_url: {{ printf "%s#imexprobedomainfailing" $runbook }}
       - alert: ImexprobeAgentDown
         expr: |
           up{job="{{ $job }}"} == 0 or absent(up{job="{{ $job }}"})

@@ -22,6 +22,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
@@ -183,7 +184,11 @@ public class DirectRoutes extends OncePerRequestFilter {
                 values.forEach(v -> response.addHeader(name, v));
             }
         });
-        write(response, r.getStatusCode().value(), MediaType.APPLICATION_PROBLEM_JSON_VALUE, p);
+        byte[] bytes = ProblemJson.text(p).getBytes(StandardCharsets.UTF_8); // the one problem writer
+        response.setStatus(r.getStatusCode().value());
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        response.setContentLength(bytes.length);
+        response.getOutputStream().write(bytes);
     }
 
     /** One write with its length: no chunking, no second flush. */

@@ -29,10 +29,9 @@ public class WebConfiguration implements WebMvcConfigurer {
     }
 
     @Bean
-    FilterRegistrationBean<AgentAuthFilter> agentAuthFilter(AgentSignatureHolder signature, AgentProperties properties,
-                                                           JsonMapper json) {
+    FilterRegistrationBean<AgentAuthFilter> agentAuthFilter(AgentSignatureHolder signature, AgentProperties properties) {
         FilterRegistrationBean<AgentAuthFilter> r = new FilterRegistrationBean<>(
-                new AgentAuthFilter(signature.signature(), properties.auth().required(), json));
+                new AgentAuthFilter(signature.signature(), properties.auth().required()));
         r.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         r.addUrlPatterns("/v1/*");
         return r;
@@ -52,8 +51,8 @@ public class WebConfiguration implements WebMvcConfigurer {
 
     /** Actuator's bare 404s (an unknown health component) get a problem+json body like every other error. */
     @Bean
-    FilterRegistrationBean<BodilessErrors> bodilessErrors(JsonMapper json) {
-        FilterRegistrationBean<BodilessErrors> r = new FilterRegistrationBean<>(new BodilessErrors(json));
+    FilterRegistrationBean<BodilessErrors> bodilessErrors() {
+        FilterRegistrationBean<BodilessErrors> r = new FilterRegistrationBean<>(new BodilessErrors());
         r.setOrder(Ordered.HIGHEST_PRECEDENCE + 20);
         r.addUrlPatterns("/actuator/*");
         return r;

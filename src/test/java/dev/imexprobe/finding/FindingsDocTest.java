@@ -121,11 +121,12 @@ class FindingsDocTest {
             }
         }
 
-        assertThat(alerts).hasSize(6);
+        assertThat(alerts).hasSize(7);
         assertThat(linked).containsExactlyInAnyOrderElementsOf(
                 alerts.stream().map(a -> a.toLowerCase(Locale.ROOT)).toList());
         assertThat(ANCHORS).containsAll(linked).contains("imexprobepairimportfailing", "imexprobetargetunreachable",
-                "imexprobeagentdown", "imexprobeprobesstale", "imexprobenoimexchannel", "imexprobedrivercallstuck");
+                "imexprobeagentdown", "imexprobeprobesstale", "imexprobenoimexchannel", "imexprobedrivercallstuck",
+                "imexprobedomainfailing");
     }
 
     @Test

@@ -24,7 +24,7 @@ import org.yaml.snakeyaml.Yaml;
  */
 class AlertRulesTest {
 
-    static final List<String> ALERTS = List.of("ImexprobePairImportFailing", "ImexprobeTargetUnreachable",
+    static final List<String> ALERTS = List.of("ImexprobePairImportFailing", "ImexprobeTargetUnreachable", "ImexprobeDomainFailing",
             "ImexprobeAgentDown", "ImexprobeProbesStale", "ImexprobeNoImexChannel",
             "ImexprobeDriverCallStuck");
 

@@ -57,4 +57,25 @@ class DashboardScrapeIT {
         assertThat(queried).isNotEmpty();
         assertThat(exported).as("names in the live scrape").containsAll(queried);
     }
+
+    @Test
+    void theDomainVariableListsTheAgentsDomainsAndPairSeriesCarryThem() throws Exception {
+        // label_values(<metric>{job=~"$job"}, <label>), evaluated on the live scrape as Prometheus would
+        java.util.regex.Matcher q = java.util.regex.Pattern.compile("label_values\\((\\w+)\\{[^}]*}, (\\w+)\\)")
+                .matcher(DashboardTest.DOMAIN_VARIABLE_QUERY);
+        assertThat(q.matches()).isTrue();
+        String metric = q.group(1);
+        String label = q.group(2);
+        String scrape = MeshAgents.eventually(Duration.ofSeconds(60), "a passing pair", a::scrape,
+                s -> MeshAgents.samples(s).stream().anyMatch(x -> x.name().equals("imexprobe_pair_up") && x.value() == 1));
+        Set<String> listed = MeshAgents.samples(scrape).stream().filter(x -> x.name().equals(metric))
+                .map(x -> x.labels().get(label)).collect(Collectors.toCollection(TreeSet::new));
+        String own = a.json("/v1/node").get("gpus").get(0).get("imexDomain").asString();
+        assertThat(listed).as("values of the domain variable").containsExactly(own);
+        // choosing it keeps every pair series of this agent (each carries its domain), and a domain nobody has keeps none
+        assertThat(MeshAgents.samples(scrape)).filteredOn(x -> x.name().startsWith("imexprobe_pair_")).isNotEmpty()
+                .allSatisfy(x -> assertThat(x.labels().get("domain")).isIn(listed));
+        assertThat(MeshAgents.samples(scrape)).filteredOn(x -> x.name().equals("imexprobe_probes_total")).isNotEmpty()
+                .allSatisfy(x -> assertThat(x.labels().get("domain")).isIn(listed));
+    }
 }

@@ -55,6 +55,38 @@ class DashboardTest {
         assertThat(node.at("/query/query").asText()).startsWith("label_values(").endsWith(", node)");
         assertThat(node.at("/datasource/uid").asText()).isEqualTo("${datasource}");
         assertThat(find(vars, "job").at("/datasource/uid").asText()).isEqualTo("${datasource}");
+        JsonNode domain = find(vars, "domain");
+        assertThat(domain.at("/query/query").asText()).isEqualTo(domain.get("definition").asText())
+                .isEqualTo(DOMAIN_VARIABLE_QUERY);
+        assertThat(domain.get("includeAll").asBoolean()).isTrue();
+        assertThat(domain.get("allValue").asText()).isEqualTo(".*");
+    }
+
+    /** The domain variable lists the IMEX domains of the agents' GPUs (DashboardScrapeIT evaluates it on a live scrape). */
+    static final String DOMAIN_VARIABLE_QUERY = "label_values(imexprobe_gpu_imex_domain_info{job=~\"$job\"}, domain)";
+
+    @Test
+    void everyPanelButTheAgentsFollowsTheDomainVariable() throws Exception {
+        int filtered = 0;
+        for (JsonNode p : panels(dashboard())) {
+            if (!p.has("targets")) {
+                continue;
+            }
+            for (JsonNode t : p.get("targets")) {
+                String e = t.get("expr").asText();
+                if (e.contains("imexprobe_build_info") || e.startsWith("sum(up") || e.startsWith("count(up")
+                        || e.startsWith("max by (node, pod) (up")) {
+                    continue; // the Agents row: every agent, whatever its GPUs
+                }
+                assertThat(e).as("panel %s", p.get("title")).contains("domain=~\"$domain\"");
+                if (e.contains("imexprobe_pair_")) {
+                    // pair series carry the domain themselves: no join needed
+                    assertThat(e).doesNotContain("and on (namespace, pod) imexprobe_gpu_imex_domain_info");
+                }
+                filtered++;
+            }
+        }
+        assertThat(filtered).isGreaterThanOrEqualTo(15);
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.imexprobe.ship;
 
 import static dev.imexprobe.ship.Chart.values;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.imexprobe.ship.PrometheusServer.Alert;
@@ -48,7 +49,8 @@ import tools.jackson.databind.JsonNode;
  * <li>ImexprobePairImportFailing and ImexprobeTargetUnreachable: node-c's imports fail with 800
  *     (cuMemImportFromShareableHandle=800), so node-a→node-c and node-b→node-c fail: two sources into one target
  *     (why three agents: targetMinSources is 2). While it fails, every dashboard query is evaluated.</li>
- * <li>ImexprobeNoImexChannel: node-b's channel file is removed.</li>
+ * <li>ImexprobeNoImexChannel and ImexprobeDomainFailing: node-b's channel file is removed, so 4 of the domain's 6
+ *     pairs fail (node-b's exports and imports).</li>
  * <li>ImexprobeProbesStale: node-a's NVML fabric query hangs (nvmlDeviceGetGpuFabricInfoV=hang). The mesh
  *     refreshes the node report at the start of each round, so the round stalls while scrapes go on: exactly
  *     "the agent answers scrapes but its probe loop has stalled".</li>
@@ -108,7 +110,7 @@ class LivePrometheusIT {
 
         // The chart's rules, rendered by real Helm with the short durations of a live test.
         Map<String, Object> v = values("prometheusRule.enabled", true, "imex.channel.mode", "hostPath", "agent.meshInterval", MESH_INTERVAL.toSeconds() + "s",
-                "alerts.pairFailingFor", FOR_TEXT, "alerts.targetUnreachableFor", FOR_TEXT, "alerts.agentDownFor", FOR_TEXT,
+                "alerts.pairFailingFor", FOR_TEXT, "alerts.targetUnreachableFor", FOR_TEXT, "alerts.domainFailingFor", FOR_TEXT, "alerts.agentDownFor", FOR_TEXT,
                 "alerts.probesStaleFor", FOR_TEXT, "alerts.noImexChannelFor", FOR_TEXT, "alerts.driverCallStuckFor", FOR_TEXT,
                 "alerts.runbookBaseUrl", "https://runbooks.example.com/imexprobe/docs/findings.md");
         List<Map<String, Object>> groups = Chart.at(Chart.render(v).one("PrometheusRule"), "spec.groups");
@@ -354,8 +356,13 @@ class LivePrometheusIT {
 
     /** Grafana's variables as a dashboard user on this Prometheus would have them. */
     static String substitute(String expr, String nodeRegex) {
+        return substitute(expr, nodeRegex, String.join("|", new java.util.TreeSet<>(DOMAIN.values())));
+    }
+
+    static String substitute(String expr, String nodeRegex, String domainRegex) {
         String out = expr.replace("${datasource}", "prometheus").replace("$datasource", "prometheus")
                 .replace("${job}", JOB).replace("$job", JOB)
+                .replace("${domain}", domainRegex).replace("$domain", domainRegex)
                 .replace("${node}", nodeRegex).replace("$node", nodeRegex)
                 .replace("$__rate_interval", "30s").replace("$__interval", "5s").replace("$__range", "10m");
         assertThat(out).as("every variable of %s substituted", expr).doesNotContain("$");
@@ -402,6 +409,19 @@ class LivePrometheusIT {
         String first = DashboardTest.panels(dash).stream().filter(p -> p.has("targets")).findFirst().orElseThrow()
                 .get("targets").get(0).path("expr").asString();
         assertThat(prometheus.query(substitute(first, "no-such-node"))).isEmpty();
+        // The domain variable's own query lists the agents' domain, and a domain nobody is in empties every panel
+        // that follows it (the pair panels by their label, the agent panels through imexprobe_gpu_imex_domain_info).
+        assertThat(prometheus.labelValues("domain", "imexprobe_gpu_imex_domain_info{job=~\"" + JOB + "\"}"))
+                .containsExactlyInAnyOrderElementsOf(new java.util.TreeSet<>(DOMAIN.values()));
+        for (JsonNode p : DashboardTest.panels(dash)) {
+            for (JsonNode t : p.path("targets")) {
+                String e = t.path("expr").asString();
+                if (e.contains("$domain")) {
+                    assertThat(prometheus.query(substitute(e, nodes, "host:no-such-domain")))
+                            .as("panel %s for an unknown domain: %s", p.path("title").asString(), e).isEmpty();
+                }
+            }
+        }
     }
 
     // ---- no IMEX channel ------------------------------------------------------------------------------------
@@ -415,14 +435,21 @@ class LivePrometheusIT {
         b.machine().removeChannels();
         event("no-channel", t0, "node-b's channel0 removed");
         Expectation noChannel = agentAlert("ImexprobeNoImexChannel", b);
-        // Without a channel node-b can neither create (its exports) nor import: its pairs fail both ways, so the
-        // pair alerts and the target alert for node-b may join in; nothing about the other agents may.
+        // Without a channel node-b can neither create (its exports) nor import: its pairs fail both ways, 4 of the
+        // domain's 6, so the domain alert fires (more than half); the pair alerts and the target alert for node-b
+        // may join in; nothing about the other agents may.
+        Expectation domain = domainAlert(DOMAIN.get("node-b"));
         Predicate<Alert> explained = a -> (a.name().equals("ImexprobePairImportFailing")
                 && (a.labels().get("source_node").equals("node-b") || a.labels().get("target_node").equals("node-b"))
                 && a.labels().get("cu_result").equals("CUDA_ERROR_NOT_PERMITTED"))
                 || (a.name().equals("ImexprobeTargetUnreachable") && a.labels().get("target_node").equals("node-b"));
         try {
-            Map<Expectation, Sighting> seen = awaitPendingThenFiring("no-channel", t0, List.of(noChannel), explained);
+            Map<Expectation, Sighting> seen = awaitPendingThenFiring("no-channel", t0, List.of(noChannel, domain),
+                    explained);
+            Alert failing = seen.get(domain).firing();
+            assertThat(failing.value()).as("share of the domain's pairs failing").isCloseTo(4.0 / 6, within(0.01));
+            assertThat(failing.annotations().get("summary"))
+                    .isEqualTo("IMEX domain " + DOMAIN.get("node-b") + ": 66.67% of its pairs fail");
             Alert alert = seen.get(noChannel).firing();
             assertThat(alert.value()).isZero();
             assertThat(alert.annotations().get("summary"))
@@ -432,7 +459,7 @@ class LivePrometheusIT {
         }
         Instant restored = Instant.now();
         event("no-channel", t0, "channel0 back");
-        awaitResolved("no-channel", restored, List.of(noChannel));
+        awaitResolved("no-channel", restored, List.of(noChannel, domain));
         eventually("every alert of the channel fault resolved", prometheus::alerts, List::isEmpty);
         event("no-channel", t0, "all alerts resolved");
     }
@@ -546,9 +573,20 @@ class LivePrometheusIT {
         l.put("alertname", "ImexprobeTargetUnreachable");
         l.put("severity", "critical");
         l.put("namespace", NAMESPACE);
+        l.put("domain", DOMAIN.get(target));
         l.put("target_node", target);
         l.put("target_gpu", GPU.get(target));
         return new Expectation("ImexprobeTargetUnreachable", l);
+    }
+
+    /** Most pairs of one IMEX domain failing. */
+    static Expectation domainAlert(String domain) {
+        Map<String, String> l = new TreeMap<>();
+        l.put("alertname", "ImexprobeDomainFailing");
+        l.put("severity", "critical");
+        l.put("namespace", NAMESPACE);
+        l.put("domain", domain);
+        return new Expectation("ImexprobeDomainFailing", l);
     }
 
     /** Alerts on one agent's own series: its target labels, job and instance. */

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class OperatorValuesTest {
 
-    private static final List<String> ALERTS = List.of("ImexprobePairImportFailing", "ImexprobeTargetUnreachable",
+    private static final List<String> ALERTS = List.of("ImexprobePairImportFailing", "ImexprobeTargetUnreachable", "ImexprobeDomainFailing",
             "ImexprobeAgentDown", "ImexprobeProbesStale", "ImexprobeNoImexChannel", "ImexprobeDriverCallStuck");
 
     private static Map<String, Object> agent(Rendered r) {
