@@ -140,6 +140,11 @@ static const char *apply_config(const char *key, const char *value, int status_s
         snprintf(config.host, sizeof config.host, "%.*s", FAKE_HOST_MAX - 1, value);
         return NULL;
     }
+    if (strcmp(key, "imex.domain") == 0) {
+        if (!valid_host_id(value)) return "imex.domain must be 1..127 printable characters without spaces";
+        snprintf(config.imex_domain, sizeof config.imex_domain, "%.*s", FAKE_HOST_MAX - 1, value);
+        return NULL;
+    }
     if (strcmp(key, "gpus") == 0) {
         if (parse_number(value, 0, FAKE_MAX_GPUS, &v) != 0) return "gpus must be 0..64";
         config.gpus = (int)v;
@@ -147,6 +152,22 @@ static const char *apply_config(const char *key, const char *value, int status_s
     }
     int index = -1;
     int consumed = 0;
+    if (sscanf(key, "gpu.%d.%n", &index, &consumed) == 1 && consumed > 0 &&
+        (strcmp(key + consumed, "compute_mode") == 0 || strcmp(key + consumed, "mig") == 0)) {
+        if (index < 0 || index >= FAKE_MAX_GPUS) return "GPU index must be 0..63";
+        if (strcmp(key + consumed, "mig") == 0) {
+            if (parse_number(value, 0, 1, &v) != 0) return "mig must be 0 (off) or 1 (on)";
+            config.mig[index] = (int)v;
+            return NULL;
+        }
+        /* EXCLUSIVE_THREAD (1) is "Support Removed" in nvml.h: not accepted. */
+        if (parse_number(value, 0, 3, &v) != 0 || v == 1)
+            return "compute_mode must be 0 (DEFAULT), 2 (PROHIBITED) or 3 (EXCLUSIVE_PROCESS)";
+        config.compute_mode[index] = (int)v;
+        return NULL;
+    }
+    index = -1;
+    consumed = 0;
     if (sscanf(key, "gpu.%d.fabric.%n", &index, &consumed) != 1 || consumed == 0) return "unknown key";
     if (index < 0 || index >= FAKE_MAX_GPUS) return "GPU index must be 0..63";
     const char *field = key + consumed;

@@ -30,10 +30,13 @@ struct fake_config {
     char host[FAKE_HOST_MAX];
     int gpus;                                 /* physical GPUs of the host, before any hiding */
     struct fake_fabric fabric[FAKE_MAX_GPUS]; /* by physical index */
+    int compute_mode[FAKE_MAX_GPUS];          /* nvmlComputeMode_t by physical index: 0, 2 or 3 (default 0) */
+    int mig[FAKE_MAX_GPUS];                   /* MIG mode by physical index: 0 off (default), 1 on */
     char channel_dir[4096];
     char state_dir[4096];
     char dev_dir[4096];                       /* "" when FAKECUDA_DEV_DIR is unset: every GPU present */
     int same_node_101;                        /* FAKECUDA_SAME_NODE_101 == "1" */
+    char imex_domain[FAKE_HOST_MAX];          /* imex.domain: the IMEX daemon ensemble this host is in; "" unset */
     char faults[4096];                        /* FAKECUDA_FAULTS or ""; "@file" means re-read per call */
 };
 

@@ -72,6 +72,7 @@ struct alloc_header {
     int32_t fabric_status;
     uint32_t fabric_clique;
     unsigned char fabric_cluster[16];
+    char imex_domain[FAKE_HOST_MAX]; /* the exporter host's imex.domain, "" when unset */
 };
 _Static_assert(sizeof(struct alloc_header) <= HEADER_SIZE, "the header fits its region");
 
@@ -93,7 +94,8 @@ _Static_assert(sizeof(struct fabric_wire) == sizeof(CUmemFabricHandle), "a fabri
 
 struct CUctx_st {
     int ordinal;
-    int refs; /* primary context retains */
+    int refs;           /* primary context retains */
+    int exclusive_fd;   /* EXCLUSIVE_PROCESS: the open lock file while refs > 0, else -1 (0 before discover) */
 };
 
 struct CUstream_st {
@@ -262,6 +264,7 @@ static int read_header(int fd, struct alloc_header *h) {
     if (pread(fd, h, sizeof *h, 0) != (ssize_t)sizeof *h) return -1;
     if (memcmp(h->magic, ALLOC_MAGIC, sizeof ALLOC_MAGIC) != 0) return -1;
     h->host[FAKE_HOST_MAX - 1] = '\0';
+    h->imex_domain[FAKE_HOST_MAX - 1] = '\0';
     h->boot_id[sizeof h->boot_id - 1] = '\0';
     if (h->size == 0 || h->size % GRANULARITY != 0 || h->size > TOTAL_MEMORY ||
         (uint64_t)st.st_size != HEADER_SIZE + h->size)
@@ -509,7 +512,10 @@ static CUresult discover(void) {
     int present[FAKE_MAX_GPUS];
     int npresent = fake_present_gpus(present);
     device_count = visible_devices(present, npresent, device_physical);
-    for (int i = 0; i < device_count; i++) contexts[i].ordinal = i;
+    for (int i = 0; i < device_count; i++) {
+        contexts[i].ordinal = i;
+        contexts[i].exclusive_fd = -1;
+    }
     if (device_count == 0) return CUDA_ERROR_NO_DEVICE;
     if (fake_ensure_state_dir() == 0) collect_dead_files();
     return CUDA_SUCCESS;
@@ -655,13 +661,47 @@ ENTRY(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUdevice dev), 
 
 /* ---- contexts --------------------------------------------------------------------------------------- */
 
+/* EXCLUSIVE_PROCESS across processes: the context's owner holds an OFD write lock on
+ * <state dir>/exclusive-<host tag>-gpu<physical> while its context lives; the kernel drops it when the owner
+ * closes it or dies. Returns the open descriptor, or -1 when another process holds the GPU (or no lock could be
+ * taken: refusing is the safe answer for a mode that exists to keep a GPU to one process). */
+static int take_exclusive(int physical) {
+    if (fake_ensure_state_dir() != 0) return -1;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/exclusive-%016llx-gpu%d", fake_config()->state_dir,
+             (unsigned long long)host_tag(fake_config()->host), physical);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        fake_log("cannot open %s: %s; the context is refused", path, strerror(errno));
+        return -1;
+    }
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1, .l_pid = 0};
+    if (fcntl(fd, F_OFD_SETLK, &fl) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 ENTRY(cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev), (pctx, dev)) {
     if (!pctx) return CUDA_ERROR_INVALID_VALUE;
     if (!valid_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
-    if (contexts[dev].refs++ == 0) { /* under `lock`, as every ENTRY */
+    if (contexts[dev].refs == 0) { /* under `lock`, as every ENTRY: this retain creates the context */
+        int mode = fake_config()->compute_mode[device_physical[dev]];
+        /* cuda.h, cuDevicePrimaryCtxRetain: "Retaining the primary context for the first time will fail with
+         * CUDA_ERROR_UNKNOWN if the compute mode of the device is CU_COMPUTEMODE_PROHIBITED". */
+        if (mode == 2) return CUDA_ERROR_UNKNOWN;
+        if (mode == 3) {
+            /* cuda.h, CUDA_ERROR_DEVICE_UNAVAILABLE (46): "requested CUDA device is unavailable at the current
+             * time. Devices are often unavailable due to use of CU_COMPUTEMODE_EXCLUSIVE_PROCESS or ..." */
+            int fd = take_exclusive(device_physical[dev]);
+            if (fd < 0) return CUDA_ERROR_DEVICE_UNAVAILABLE;
+            contexts[dev].exclusive_fd = fd;
+        }
         context_creations++;
         context_log("create", dev);
     }
+    contexts[dev].refs++;
     *pctx = &contexts[dev];
     return CUDA_SUCCESS;
 }
@@ -669,7 +709,13 @@ ENTRY(cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev), (pctx, dev)) {
 ENTRY(cuDevicePrimaryCtxRelease, (CUdevice dev), (dev)) {
     if (!valid_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
     CUresult rc = contexts[dev].refs == 0 ? CUDA_ERROR_INVALID_CONTEXT : CUDA_SUCCESS;
-    if (rc == CUDA_SUCCESS && --contexts[dev].refs == 0) context_log("destroy", dev);
+    if (rc == CUDA_SUCCESS && --contexts[dev].refs == 0) {
+        context_log("destroy", dev);
+        if (contexts[dev].exclusive_fd >= 0) {
+            close(contexts[dev].exclusive_fd); /* drops the lock: another process may now make its context */
+            contexts[dev].exclusive_fd = -1;
+        }
+    }
     return rc;
 }
 
@@ -762,6 +808,7 @@ ENTRY(cuMemCreate, (CUmemGenericAllocationHandle *handle, size_t size, const CUm
     h.fabric_status = c->fabric[physical].status;
     h.fabric_clique = c->fabric[physical].clique;
     memcpy(h.fabric_cluster, c->fabric[physical].cluster, 16);
+    snprintf(h.imex_domain, sizeof h.imex_domain, "%s", c->imex_domain);
 
     int fd = write_alloc_file(&h, 1);
     if (fd < 0) fd = write_alloc_file(&h, 0);
@@ -830,6 +877,17 @@ static int same_fabric(const struct alloc_header *h, int importer_physical) {
            h->fabric_clique == mine->clique && memcmp(h->fabric_cluster, mine->cluster, 16) == 0;
 }
 
+/* Another host's export imports only within one IMEX domain. With imex.domain set on either host, that decides:
+ * the same name imports (even across cliques: two domains that should be apart but are not), another name is
+ * 801 (even within one clique: a clique split into two IMEX daemon ensembles, DRA driver issue #892). Unset on
+ * both, the NVLink fabric decides (same_fabric). Model, not measured. */
+static int same_imex_domain(const struct alloc_header *h, int importer_physical) {
+    const char *mine = fake_config()->imex_domain;
+    if (mine[0] != '\0' || h->imex_domain[0] != '\0')
+        return strncmp(mine, h->imex_domain, FAKE_HOST_MAX) == 0;
+    return same_fabric(h, importer_physical);
+}
+
 static int gpu_visible(int physical) {
     for (int i = 0; i < device_count; i++)
         if (device_physical[i] == physical) return 1;
@@ -866,7 +924,7 @@ static CUresult import_fabric(const CUmemFabricHandle *handle, CUmemGenericAlloc
         } else if (same_host(&h)) {
             /* The seed failure model (FAKECUDA_SAME_NODE_101=1), until a two-GPU host shows the truth. */
             if (fake_config()->same_node_101 && !gpu_visible(h.gpu)) rc = CUDA_ERROR_INVALID_DEVICE;
-        } else if (!same_fabric(&h, device_physical[current_ordinal()])) {
+        } else if (!same_imex_domain(&h, device_physical[current_ordinal()])) {
             rc = CUDA_ERROR_NOT_SUPPORTED;
         }
     }

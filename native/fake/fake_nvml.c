@@ -192,3 +192,20 @@ ENTRY(nvmlDeviceGetGpuFabricInfo, (nvmlDevice_t device, nvmlGpuFabricInfo_t *inf
     info->state = (nvmlGpuFabricState_t)f->state;
     return NVML_SUCCESS;
 }
+
+/* FAKECUDA_CONFIG gpu.N.compute_mode (default 0, DEFAULT). */
+ENTRY(nvmlDeviceGetComputeMode, (nvmlDevice_t device, nvmlComputeMode_t *mode), (device, mode)) {
+    const struct nvmlDevice_st *d = device_of(device);
+    if (!d || !mode) return NVML_ERROR_INVALID_ARGUMENT;
+    *mode = fake_config()->compute_mode[d->physical];
+    return NVML_SUCCESS;
+}
+
+/* FAKECUDA_CONFIG gpu.N.mig (default 0): current and pending alike (no change is ever pending here). */
+ENTRY(nvmlDeviceGetMigMode, (nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode),
+      (device, currentMode, pendingMode)) {
+    const struct nvmlDevice_st *d = device_of(device);
+    if (!d || !currentMode || !pendingMode) return NVML_ERROR_INVALID_ARGUMENT;
+    *currentMode = *pendingMode = (unsigned int)fake_config()->mig[d->physical];
+    return NVML_SUCCESS;
+}

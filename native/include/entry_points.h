@@ -60,6 +60,8 @@
     X(nvmlDeviceGetHandleByUUID, REQUIRED)                \
     X(nvmlDeviceGetUUID, REQUIRED)                        \
     X(nvmlDeviceGetGpuFabricInfoV, OPTIONAL)              \
-    X(nvmlDeviceGetGpuFabricInfo, OPTIONAL)
+    X(nvmlDeviceGetGpuFabricInfo, OPTIONAL)               \
+    X(nvmlDeviceGetComputeMode, OPTIONAL)                 \
+    X(nvmlDeviceGetMigMode, OPTIONAL)
 
 #endif

@@ -35,6 +35,17 @@ typedef struct nvmlDevice_st *nvmlDevice_t;
 
 typedef unsigned char nvmlGpuFabricState_t;
 
+/* nvmlComputeMode_t (an enum in nvml.h): who may hold a context on the GPU. Policy lives in Java. */
+typedef int nvmlComputeMode_t;
+#define NVML_COMPUTEMODE_DEFAULT 0
+#define NVML_COMPUTEMODE_EXCLUSIVE_THREAD 1
+#define NVML_COMPUTEMODE_PROHIBITED 2
+#define NVML_COMPUTEMODE_EXCLUSIVE_PROCESS 3
+
+/* nvmlDeviceGetMigMode's current and pending modes. */
+#define NVML_DEVICE_MIG_DISABLE 0x0
+#define NVML_DEVICE_MIG_ENABLE 0x1
+
 /* The legacy struct, for nvmlDeviceGetGpuFabricInfo (drivers before the versioned call). */
 typedef struct nvmlGpuFabricInfo_st {
     unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
@@ -80,6 +91,9 @@ typedef nvmlReturn_t (*PFN_nvmlDeviceGetHandleByUUID)(const char *uuid, nvmlDevi
 typedef nvmlReturn_t (*PFN_nvmlDeviceGetUUID)(nvmlDevice_t device, char *uuid, unsigned int length);
 typedef nvmlReturn_t (*PFN_nvmlDeviceGetGpuFabricInfoV)(nvmlDevice_t device, nvmlGpuFabricInfo_v3_t *info);
 typedef nvmlReturn_t (*PFN_nvmlDeviceGetGpuFabricInfo)(nvmlDevice_t device, nvmlGpuFabricInfo_t *info);
+typedef nvmlReturn_t (*PFN_nvmlDeviceGetComputeMode)(nvmlDevice_t device, nvmlComputeMode_t *mode);
+typedef nvmlReturn_t (*PFN_nvmlDeviceGetMigMode)(nvmlDevice_t device, unsigned int *currentMode,
+                                                 unsigned int *pendingMode);
 
 #ifdef __cplusplus
 }

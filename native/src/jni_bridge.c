@@ -581,6 +581,34 @@ static jint nvml_device_get_gpu_fabric_info(JNIEnv *env, jclass cls, jlong handl
     return rc;
 }
 
+/* An entry point this driver may lack: NVML missing altogether, or only this function. */
+#define NEED_NVML_OPTIONAL(fn)                                  \
+    if (!nvml.nvmlInit_v2) return NVML_ERROR_LIBRARY_NOT_FOUND; \
+    if (!nvml.fn) return NVML_ERROR_FUNCTION_NOT_FOUND
+
+/* out = {nvmlComputeMode_t}. */
+static jint nvml_device_get_compute_mode(JNIEnv *env, jclass cls, jlong handle, jintArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    NEED_NVML_OPTIONAL(nvmlDeviceGetComputeMode);
+    nvmlComputeMode_t mode = 0;
+    nvmlReturn_t rc = nvml.nvmlDeviceGetComputeMode((nvmlDevice_t)(uintptr_t)handle, &mode);
+    if (rc == NVML_SUCCESS) set_int(env, out, 0, mode);
+    return rc;
+}
+
+/* out = {currentMode, pendingMode}. */
+static jint nvml_device_get_mig_mode(JNIEnv *env, jclass cls, jlong handle, jintArray out) {
+    if (!need_array(env, out, 2)) return -1;
+    NEED_NVML_OPTIONAL(nvmlDeviceGetMigMode);
+    unsigned int current = 0, pending = 0;
+    nvmlReturn_t rc = nvml.nvmlDeviceGetMigMode((nvmlDevice_t)(uintptr_t)handle, &current, &pending);
+    if (rc == NVML_SUCCESS) {
+        set_int(env, out, 0, (jint)current);
+        set_int(env, out, 1, (jint)pending);
+    }
+    return rc;
+}
+
 static jstring nvml_error_string(JNIEnv *env, jclass cls, jint code) {
     if (!nvml.nvmlErrorString) return NULL;
     const char *text = nvml.nvmlErrorString(code);
@@ -595,6 +623,8 @@ static const JNINativeMethod nvml_methods[] = {
     {"deviceGetHandleByUuid", "(Ljava/lang/String;[J)I", (void *)nvml_device_get_handle_by_uuid},
     {"deviceGetUuid", "(J[Ljava/lang/String;)I", (void *)nvml_device_get_uuid},
     {"deviceGetGpuFabricInfo", "(J[I[B)I", (void *)nvml_device_get_gpu_fabric_info},
+    {"deviceGetComputeMode", "(J[I)I", (void *)nvml_device_get_compute_mode},
+    {"deviceGetMigMode", "(J[I)I", (void *)nvml_device_get_mig_mode},
     {"errorString", "(I)Ljava/lang/String;", (void *)nvml_error_string},
 };
 

@@ -6,6 +6,7 @@
 #define CUDA_ABI_ENTRIES(V, S, O)                                         \
     V(CUDA_SUCCESS) V(CUDA_ERROR_INVALID_VALUE) V(CUDA_ERROR_OUT_OF_MEMORY) \
     V(CUDA_ERROR_NOT_INITIALIZED) V(CUDA_ERROR_NO_DEVICE)                  \
+    V(CUDA_ERROR_DEVICE_UNAVAILABLE)                                      \
     V(CUDA_ERROR_INVALID_DEVICE) V(CUDA_ERROR_INVALID_CONTEXT)             \
     V(CUDA_ERROR_INVALID_HANDLE) V(CUDA_ERROR_ILLEGAL_STATE)               \
     V(CUDA_ERROR_NOT_FOUND) V(CUDA_ERROR_NOT_READY)                        \
@@ -57,7 +58,10 @@
     O(nvmlGpuFabricInfo_v3_t, status) O(nvmlGpuFabricInfo_v3_t, cliqueId)  \
     O(nvmlGpuFabricInfo_v3_t, state) O(nvmlGpuFabricInfo_v3_t, healthMask) \
     O(nvmlGpuFabricInfo_v3_t, healthSummary)                              \
-    O(nvmlGpuFabricInfo_v2_t, healthMask) O(nvmlGpuFabricInfo_t, state)
+    O(nvmlGpuFabricInfo_v2_t, healthMask) O(nvmlGpuFabricInfo_t, state)   \
+    V(NVML_COMPUTEMODE_DEFAULT) V(NVML_COMPUTEMODE_EXCLUSIVE_THREAD)      \
+    V(NVML_COMPUTEMODE_PROHIBITED) V(NVML_COMPUTEMODE_EXCLUSIVE_PROCESS)  \
+    S(nvmlComputeMode_t) V(NVML_DEVICE_MIG_DISABLE) V(NVML_DEVICE_MIG_ENABLE)
 
 struct abi_entry {
     const char *name;

@@ -113,7 +113,8 @@ static int require(int ok, const char *fmt, ...) {
 #define NVML_FNS(X)                                                                                         \
     X(nvmlInit_v2) X(nvmlShutdown) X(nvmlErrorString) X(nvmlSystemGetDriverVersion) X(nvmlDeviceGetCount_v2) \
     X(nvmlDeviceGetHandleByIndex_v2) X(nvmlDeviceGetHandleByUUID) X(nvmlDeviceGetUUID)                       \
-    X(nvmlDeviceGetGpuFabricInfoV) X(nvmlDeviceGetGpuFabricInfo)
+    X(nvmlDeviceGetGpuFabricInfoV) X(nvmlDeviceGetGpuFabricInfo) X(nvmlDeviceGetComputeMode)                \
+    X(nvmlDeviceGetMigMode)
 
 static const char *fake_dir;
 static struct {
@@ -1703,6 +1704,103 @@ static void remove_tree(const char *path) {
     }
 }
 
+/* ---- compute modes: gpu.0 EXCLUSIVE_PROCESS, gpu.1 PROHIBITED with MIG on, gpu.2 DEFAULT ------------------ */
+
+static int modes_pipe[2][2]; /* [0]: holder -> parent ("holding"), [1]: parent -> holder ("release") */
+
+static void t_modes_nvml(void *arg) {
+    (void)arg;
+    if (!REQUIRE_OK(d.nvmlInit_v2())) return;
+    static const int want_mode[3] = {NVML_COMPUTEMODE_EXCLUSIVE_PROCESS, NVML_COMPUTEMODE_PROHIBITED,
+                                     NVML_COMPUTEMODE_DEFAULT};
+    static const unsigned int want_mig[3] = {NVML_DEVICE_MIG_DISABLE, NVML_DEVICE_MIG_ENABLE, NVML_DEVICE_MIG_DISABLE};
+    for (unsigned int i = 0; i < 3; i++) {
+        nvmlDevice_t dev;
+        if (!REQUIRE_OK(d.nvmlDeviceGetHandleByIndex_v2(i, &dev))) continue;
+        nvmlComputeMode_t mode = -1;
+        EXPECT(d.nvmlDeviceGetComputeMode(dev, &mode), NVML_SUCCESS, "nvmlDeviceGetComputeMode, GPU %u", i);
+        check(mode == want_mode[i], "GPU %u: compute mode %d from gpu.%u.compute_mode (want %d)", i, mode, i,
+              want_mode[i]);
+        unsigned int current = 9, pending = 9;
+        EXPECT(d.nvmlDeviceGetMigMode(dev, &current, &pending), NVML_SUCCESS, "nvmlDeviceGetMigMode, GPU %u", i);
+        check(current == want_mig[i] && pending == want_mig[i], "GPU %u: MIG mode current %u pending %u (want %u)", i,
+              current, pending, want_mig[i]);
+    }
+    EXPECT(d.nvmlDeviceGetComputeMode(NULL, NULL), NVML_ERROR_INVALID_ARGUMENT, "compute mode of a NULL device");
+    REQUIRE_OK(d.nvmlShutdown());
+}
+
+static void t_modes_holder(void *arg) {
+    (void)arg;
+    close(modes_pipe[0][0]);
+    close(modes_pipe[1][1]);
+    char c = 0;
+    CUcontext ctx, again;
+    CUdevice dev0;
+    if (REQUIRE_OK(d.cuInit(0)) && REQUIRE_OK(d.cuDeviceGet(&dev0, 0))) {
+        EXPECT(d.cuDevicePrimaryCtxRetain(&ctx, dev0), CUDA_SUCCESS, "EXCLUSIVE_PROCESS: the first process's context");
+        EXPECT(d.cuDevicePrimaryCtxRetain(&again, dev0), CUDA_SUCCESS, "EXCLUSIVE_PROCESS: a second retain in the same process");
+        c = 1;
+    }
+    if (write_full(modes_pipe[0][1], &c, 1) != 0 || read_full(modes_pipe[1][0], &c, 1) != 0) exit(1);
+    REQUIRE_OK(d.cuDevicePrimaryCtxRelease(dev0));
+    REQUIRE_OK(d.cuDevicePrimaryCtxRelease(dev0));
+    check(info_number("liveContexts") == 0, "the holder released its context");
+}
+
+/* arg: the result expected for GPU 0 (46 while another process holds it, 0 after). */
+static void t_modes_other(void *arg) {
+    CUresult want0 = (CUresult)(intptr_t)arg;
+    if (!REQUIRE_OK(d.cuInit(0))) return;
+    CUdevice dev;
+    CUcontext ctx;
+    REQUIRE_OK(d.cuDeviceGet(&dev, 0));
+    EXPECT(d.cuDevicePrimaryCtxRetain(&ctx, dev), want0, "EXCLUSIVE_PROCESS GPU 0, %s",
+           want0 ? "another process holds it (CUDA_ERROR_DEVICE_UNAVAILABLE)" : "after the holder released it");
+    if (want0 == CUDA_SUCCESS) REQUIRE_OK(d.cuDevicePrimaryCtxRelease(dev));
+    REQUIRE_OK(d.cuDeviceGet(&dev, 1));
+    EXPECT(d.cuDevicePrimaryCtxRetain(&ctx, dev), CUDA_ERROR_UNKNOWN, "PROHIBITED GPU 1 (cuda.h: CUDA_ERROR_UNKNOWN)");
+    REQUIRE_OK(d.cuDeviceGet(&dev, 2));
+    EXPECT(d.cuDevicePrimaryCtxRetain(&ctx, dev), CUDA_SUCCESS, "DEFAULT GPU 2");
+    REQUIRE_OK(d.cuDevicePrimaryCtxRelease(dev));
+    check(info_number("contextCreations") == (want0 == CUDA_SUCCESS ? 2 : 1),
+          "only contexts that were made count as creations (%ld)", info_number("contextCreations"));
+}
+
+static void compute_modes(void) {
+    snprintf(scenario, sizeof scenario, "%s", "modes");
+    char dir[600], channels[700], conf[800];
+    snprintf(dir, sizeof dir, "%s/modes", root);
+    snprintf(channels, sizeof channels, "%s/channels", dir);
+    snprintf(conf, sizeof conf, "%s/modes.conf", dir);
+    make_channel_dir(channels, (const int[]){0}, 1);
+    write_file(conf, "gpus=3\ngpu.0.compute_mode=3\ngpu.1.compute_mode=2\ngpu.1.mig=1\ngpu.2.compute_mode=0\n"
+                     "gpu.2.compute_mode=1\n"); /* EXCLUSIVE_THREAD is refused: GPU 2 stays DEFAULT */
+    struct env e = base_env("modes", channels);
+    env_set(&e, "FAKECUDA_CONFIG", "%s", conf);
+    char log[700];
+    snprintf(log, sizeof log, "%s/nvml.log", dir);
+    run_logged("modes-nvml", &e, t_modes_nvml, NULL, log);
+    if (pipe(modes_pipe[0]) != 0 || pipe(modes_pipe[1]) != 0) {
+        check(0, "pipes for the holder");
+        return;
+    }
+    pid_t holder = spawn("modes-holder", &e, t_modes_holder, NULL);
+    close(modes_pipe[0][1]);
+    close(modes_pipe[1][0]);
+    char c = 0;
+    if (read_full(modes_pipe[0][0], &c, 1) == 0 && c == 1)
+        run("modes-second", &e, t_modes_other, (void *)(intptr_t)CUDA_ERROR_DEVICE_UNAVAILABLE);
+    else
+        check(0, "the holder process made its context");
+    c = 'r';
+    if (write_full(modes_pipe[1][1], &c, 1) != 0) check(0, "tell the holder to release");
+    reap(holder, "modes-holder");
+    close(modes_pipe[0][0]);
+    close(modes_pipe[1][1]);
+    run("modes-after", &e, t_modes_other, (void *)(intptr_t)CUDA_SUCCESS);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s <directory with the fake libcuda.so.1 and libnvidia-ml.so.1>\n", argv[0]);
@@ -1737,6 +1835,7 @@ int main(int argc, char **argv) {
     seed_model();
     other_hosts();
     faults();
+    compute_modes();
 
     remove_tree(root);
     printf("fake-selftest: %d checks, %d failed\n", tally->checks, tally->failed);

@@ -118,10 +118,14 @@ spec:
         {{- end }}
         - name: IMEXPROBE_MESH_INTERVAL
           value: {{ $v.agent.meshInterval | quote }}
+        - name: IMEXPROBE_MESH_CROSS_DOMAIN_SAMPLE_INTERVAL
+          value: {{ $v.agent.crossDomainSampleInterval | quote }}
         - name: IMEXPROBE_METRICS_PAIRS
           value: {{ $v.agent.metricsPairs | quote }}
         - name: IMEXPROBE_LADDER_ENABLED
           value: {{ $v.agent.ladderEnabled | quote }}
+        - name: IMEXPROBE_DRIVER_PROBEEXCLUSIVEPROCESS
+          value: {{ $v.agent.driver.probeExclusiveProcess | quote }}
         {{- if and (not $perGpu) (not $v.gpuResource.enabled) }}
         # No GPU from the scheduler: the NVIDIA runtime exposes all of the node's GPUs to the agent.
         - name: NVIDIA_VISIBLE_DEVICES

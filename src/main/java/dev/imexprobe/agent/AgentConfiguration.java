@@ -1,5 +1,6 @@
 package dev.imexprobe.agent;
 
+import dev.imexprobe.cuda.ContextPolicy;
 import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.JniCudaDriver;
 import dev.imexprobe.node.AgentIdentity;
@@ -42,10 +43,16 @@ public class AgentConfiguration {
 
     @Bean
     NodeService nodeService(CudaDriver driver, AgentIdentity identity, DriverExecutor executor,
+                            AgentProperties properties,
                             @org.springframework.beans.factory.annotation.Value("${imexprobe.channel.mode:hostPath}")
-                            String channelMode) {
+                            String channelMode,
+                            @org.springframework.beans.factory.annotation.Value("${imexprobe.node.fabric-stuck-after:5m}")
+                            java.time.Duration fabricStuckAfter) {
         return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity)
-                .channelMode(channelMode, ChannelMode.observer(channelMode)), executor);
+                .channelMode(channelMode, ChannelMode.observer(channelMode))
+                .policy(new ContextPolicy(properties.driver().probeExclusiveProcess()))
+                .joinClock(new dev.imexprobe.node.FabricJoinClock(fabricStuckAfter, java.time.Clock.systemUTC())),
+                executor);
     }
 
     @Bean(destroyMethod = "close")
@@ -65,13 +72,13 @@ public class AgentConfiguration {
     }
 
     @Bean(destroyMethod = "close")
-    ExportRegistry exportRegistry(CudaDriver driver, StageEngine engine, ExportLimits limits) {
-        return new ExportRegistry(driver, engine, limits, Clock.systemUTC());
+    ExportRegistry exportRegistry(CudaDriver driver, StageEngine engine, ExportLimits limits, NodeService node) {
+        return new ExportRegistry(driver, engine, limits, Clock.systemUTC(), node);
     }
 
     @Bean
-    Importer importer(CudaDriver driver, StageEngine engine) {
-        return new Importer(driver, engine);
+    Importer importer(CudaDriver driver, StageEngine engine, NodeService node) {
+        return new Importer(driver, engine, node);
     }
 
     /** Null when no token is configured: then agent-to-agent endpoints refuse everyone (or, if not required, no one). */

@@ -23,7 +23,7 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
         mesh = mesh != null ? mesh : new Mesh(Duration.ofSeconds(30), 0.2, 0, 4, Duration.ofSeconds(300), null);
         node = node != null ? node : new Node(null);
         exports = exports != null ? exports : new Exports(Duration.ofSeconds(60), 64, 1L << 30, 4L << 30);
-        driver = driver != null ? driver : new Driver(Duration.ofSeconds(5), 16, Duration.ofSeconds(2));
+        driver = driver != null ? driver : new Driver(Duration.ofSeconds(5), 16, Duration.ofSeconds(2), false);
         probe = probe != null ? probe : new Probe(8, Duration.ofSeconds(10), 0, Duration.ofSeconds(30));
         metrics = metrics != null ? metrics : new Metrics(false);
         ladder = ladder != null ? ladder : new Ladder(false);
@@ -119,8 +119,13 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
      * @param timeout deadline of each driver stage
      * @param threads the bounded pool driver calls run on
      */
+    /**
+     * @param probeExclusiveProcess create a context on EXCLUSIVE_PROCESS GPUs after all: only where the operator keeps
+     *                              them idle for the agent (its context would keep a job's out)
+     */
     public record Driver(@DefaultValue("5s") Duration timeout, @DefaultValue("16") int threads,
-                         @DefaultValue("2s") Duration contextLinger) {
+                         @DefaultValue("2s") Duration contextLinger,
+                         @DefaultValue("false") boolean probeExclusiveProcess) {
         public Driver {
             if (timeout.compareTo(Duration.ofMillis(10)) < 0 || threads < 1 || threads > 256
                     || contextLinger.isNegative()) {

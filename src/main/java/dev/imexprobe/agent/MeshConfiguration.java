@@ -73,13 +73,18 @@ public class MeshConfiguration {
     MeshScheduler meshScheduler(AgentProperties properties, PeerDiscovery discovery, Prober prober, NodeService node,
                                 ProbeRecorder recorder, ImexprobeMetrics metrics,
                                 @org.springframework.beans.factory.annotation.Value(
-                                        "${imexprobe.channel.mode:hostPath}") String channelMode) {
+                                        "${imexprobe.channel.mode:hostPath}") String channelMode,
+                                @org.springframework.beans.factory.annotation.Value(
+                                        "${imexprobe.mesh.cross-domain-sample-interval:0s}")
+                                java.time.Duration crossDomainSampleInterval) {
         AgentProperties.Mesh m = properties.mesh();
         return new MeshScheduler(new MeshScheduler.Settings(m.interval(), m.jitter(), m.subset(), m.concurrency(),
                 m.maxbackoff(), m.size(), true), discovery, prober, node, () -> {
                     node.refresh();
                     metrics.refreshGauges();
-                }, recorder).observer(ChannelMode.observer(channelMode));
+                }, recorder).observer(ChannelMode.observer(channelMode))
+                .crossDomainSample(new dev.imexprobe.mesh.CrossDomainSample(crossDomainSampleInterval,
+                        m.interval(), System::nanoTime));
     }
 
     /**

@@ -85,6 +85,9 @@ final class CheckCommand {
         try (DriverExecutor executor = new DriverExecutor(2, Duration.ofSeconds(5))) {
             SelfProbe selfProbe = new SelfProbe(driver, new StageEngine(executor));
             for (GpuDevice gpu : report.gpus()) {
+                if (gpu.notProbed() != null) {
+                    continue; // compute mode or MIG: no context here; the node report carries the finding
+                }
                 long size = options.sizeBytes() != null ? options.sizeBytes()
                         : gpu.granularityBytes() > 0 ? gpu.granularityBytes() : 2L << 20;
                 if (options.repeat() > 1) {

@@ -76,6 +76,16 @@ public interface CudaDriver {
 
     NvmlCall<FabricInfo> fabricInfo(String gpuUuid);
 
+    /** nvmlDeviceGetComputeMode: the nvmlComputeMode_t value (no context needed). */
+    default NvmlCall<Integer> computeMode(String gpuUuid) {
+        return NvmlCall.failed(NvmlReturn.NOT_SUPPORTED);
+    }
+
+    /** nvmlDeviceGetMigMode: {current, pending}, 1 = enabled (no context needed). */
+    default NvmlCall<int[]> migMode(String gpuUuid) {
+        return NvmlCall.failed(NvmlReturn.NOT_SUPPORTED);
+    }
+
     /** Closes a file descriptor this process holds (an exported POSIX_FD handle). */
     void closeFd(int fd);
 }

@@ -89,9 +89,47 @@ public record FabricInfo(int structVersion, int state, int status, long cliqueId
                 && ("NONE".equals(h.incorrectConfiguration()) || "NOT_SUPPORTED".equals(h.incorrectConfiguration()));
     }
 
-    /** Bandwidth reduced or capacity limited: works, but slower than it should. */
+    /** Bandwidth reduced, capacity limited or routes being recovered: works, but slower or less sure than it should. */
     public boolean degraded() {
-        return "TRUE".equals(health().degradedBandwidth()) || "LIMITED_CAPACITY".equals(healthSummaryName());
+        Health h = health();
+        return "TRUE".equals(h.degradedBandwidth()) || "TRUE".equals(h.routeRecovery())
+                || "LIMITED_CAPACITY".equals(healthSummaryName());
+    }
+
+    /**
+     * The mask fields and summary that say something is wrong, named as nvml.h names them
+     * (NVML_GPU_FABRIC_HEALTH_MASK_*: DEGRADED_BW bits 0-1, ROUTE_RECOVERY 2-3, ROUTE_UNHEALTHY 4-5,
+     * ACCESS_TIMEOUT_RECOVERY 6-7, INCORRECT_CONFIGURATION 8-11), e.g. "DEGRADED_BW, ROUTE_RECOVERY";
+     * "none" when nothing does. Findings name these so the operator sees which bit fired.
+     */
+    public String problems() {
+        Health h = health();
+        List<String> out = new java.util.ArrayList<>();
+        if ("TRUE".equals(h.degradedBandwidth())) {
+            out.add("DEGRADED_BW");
+        }
+        if ("TRUE".equals(h.routeRecovery())) {
+            out.add("ROUTE_RECOVERY");
+        }
+        if ("TRUE".equals(h.routeUnhealthy())) {
+            out.add("ROUTE_UNHEALTHY");
+        }
+        if ("TRUE".equals(h.accessTimeoutRecovery())) {
+            out.add("ACCESS_TIMEOUT_RECOVERY");
+        }
+        if (!"NONE".equals(h.incorrectConfiguration()) && !"NOT_SUPPORTED".equals(h.incorrectConfiguration())) {
+            out.add("INCORRECT_CONFIGURATION=" + h.incorrectConfiguration());
+        }
+        if (h.unknownBits() != 0) {
+            out.add("UNKNOWN_BITS=0x" + Long.toHexString(h.unknownBits()));
+        }
+        if ("UNHEALTHY".equals(healthSummaryName()) || "LIMITED_CAPACITY".equals(healthSummaryName())) {
+            out.add("SUMMARY_" + healthSummaryName());
+        }
+        if (status != 0) {
+            out.add("STATUS_" + statusName());
+        }
+        return out.isEmpty() ? "none" : String.join(", ", out);
     }
 
     private static String name(List<String> names, int value) {

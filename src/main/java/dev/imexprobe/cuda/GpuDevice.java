@@ -11,10 +11,23 @@ import java.util.Map;
  * @param fabric           null when NVML could not be asked; fabricResult says why
  * @param memoryFreeBytes  free device memory (cuMemGetInfo) when the report was made; null when unknown. The
  *                         VM the H200 runs in reports no memory use through nvidia-smi, so this is how a leak shows.
+ * @param computeMode      NVML's compute mode; null when NVML could not say
+ * @param migEnabled       NVML's current MIG mode (false where the GPU has no MIG); null when NVML could not say
+ * @param notProbed        the finding code that keeps this agent from creating a context on the GPU
+ *                         ({@link ContextPolicy}); null when it probes the GPU. Peers read it to mark their pairs
+ *                         into this GPU "not probed".
  */
 public record GpuDevice(int index, String uuid, String name, String pciBusId, Map<String, Object> attributes,
                         long granularityBytes, FabricInfo fabric, NvmlReturn fabricResult, Long memoryFreeBytes,
-                        Long memoryTotalBytes, String imexDomain) {
+                        Long memoryTotalBytes, String imexDomain, ComputeMode computeMode, Boolean migEnabled,
+                        String notProbed) {
+
+    public GpuDevice(int index, String uuid, String name, String pciBusId, Map<String, Object> attributes,
+                     long granularityBytes, FabricInfo fabric, NvmlReturn fabricResult, Long memoryFreeBytes,
+                     Long memoryTotalBytes, String imexDomain) {
+        this(index, uuid, name, pciBusId, attributes, granularityBytes, fabric, fabricResult, memoryFreeBytes,
+                memoryTotalBytes, imexDomain, null, null, null);
+    }
 
     /** As the inventory sees it: the IMEX domain is the node's to say ({@link #withImexDomain}). */
     public GpuDevice(int index, String uuid, String name, String pciBusId, Map<String, Object> attributes,
@@ -26,7 +39,19 @@ public record GpuDevice(int index, String uuid, String name, String pciBusId, Ma
 
     public GpuDevice withImexDomain(String domain) {
         return new GpuDevice(index, uuid, name, pciBusId, attributes, granularityBytes, fabric, fabricResult,
-                memoryFreeBytes, memoryTotalBytes, domain);
+                memoryFreeBytes, memoryTotalBytes, domain, computeMode, migEnabled, notProbed);
+    }
+
+    /** With NVML's compute mode and MIG mode (read before anything touches the GPU). */
+    public GpuDevice withModes(ComputeMode mode, Boolean mig) {
+        return new GpuDevice(index, uuid, name, pciBusId, attributes, granularityBytes, fabric, fabricResult,
+                memoryFreeBytes, memoryTotalBytes, imexDomain, mode, mig, notProbed);
+    }
+
+    /** With the code of the finding that keeps the agent off this GPU (null: it probes it). */
+    public GpuDevice withNotProbed(String findingCode) {
+        return new GpuDevice(index, uuid, name, pciBusId, attributes, granularityBytes, fabric, fabricResult,
+                memoryFreeBytes, memoryTotalBytes, imexDomain, computeMode, migEnabled, findingCode);
     }
 
     public boolean supports(DeviceAttribute attribute) {

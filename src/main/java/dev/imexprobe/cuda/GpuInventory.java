@@ -55,15 +55,23 @@ public record GpuInventory(CuResult init, int cudaDriverVersion, String driverVe
         }
         FabricInfo fabric = null;
         NvmlReturn fabricResult = NvmlReturn.NOT_SUPPORTED;
+        ComputeMode computeMode = null;
+        Boolean mig = null;
         if (uuid.ok()) {
             NvmlCall<FabricInfo> f = driver.fabricInfo(uuid.value());
             fabric = f.value();
             fabricResult = f.result();
+            NvmlCall<Integer> mode = driver.computeMode(uuid.value());
+            computeMode = mode.ok() ? ComputeMode.of(mode.value()) : null;
+            NvmlCall<int[]> m = driver.migMode(uuid.value());
+            // NOT_SUPPORTED: a GPU without MIG (nvml.h), so MIG is off
+            mig = m.ok() ? Boolean.valueOf(m.value()[0] == 1) : m.result().equals(NvmlReturn.NOT_SUPPORTED) ? Boolean.FALSE : null;
         }
         CuCall<long[]> memory = driver.memoryInfo(ordinal);
         return new GpuDevice(ordinal, uuid.ok() ? uuid.value() : null, name.ok() ? name.value() : null,
                 bus.ok() ? bus.value() : null, Collections.unmodifiableMap(attributes), granularity, fabric, fabricResult,
-                memory.ok() ? memory.value()[0] : null, memory.ok() ? memory.value()[1] : null);
+                memory.ok() ? memory.value()[0] : null, memory.ok() ? memory.value()[1] : null)
+                .withModes(computeMode, mig);
     }
 
     /** "13.0" from 13000. */

@@ -253,6 +253,16 @@ public final class JniCudaDriver implements CudaDriver {
     }
 
     @Override
+    public NvmlCall<Integer> computeMode(String gpuUuid) {
+        return NvmlNative.computeMode(status.nvmlLoaded(), gpuUuid);
+    }
+
+    @Override
+    public NvmlCall<int[]> migMode(String gpuUuid) {
+        return NvmlNative.migMode(status.nvmlLoaded(), gpuUuid);
+    }
+
+    @Override
     public void closeFd(int fd) {
         FdPassing.close(fd);
     }

@@ -56,6 +56,37 @@ final class NvmlNative {
         return rc == 0 ? NvmlCall.ok(FabricInfo.decode(raw, cluster)) : NvmlCall.failed(NvmlReturn.of(rc));
     }
 
+    /** nvmlDeviceGetComputeMode: the nvmlComputeMode_t value. */
+    static synchronized NvmlCall<Integer> computeMode(boolean loaded, String gpuUuid) {
+        return byUuid(loaded, gpuUuid, 1, NvmlNative::deviceGetComputeMode, out -> out[0]);
+    }
+
+    /** nvmlDeviceGetMigMode: {current, pending}. */
+    static synchronized NvmlCall<int[]> migMode(boolean loaded, String gpuUuid) {
+        return byUuid(loaded, gpuUuid, 2, NvmlNative::deviceGetMigMode, out -> out);
+    }
+
+    private interface IntsCall {
+        int call(long handle, int[] out);
+    }
+
+    /** One per-device call that fills an int array, under this class's lock (callers are synchronized). */
+    private static <T> NvmlCall<T> byUuid(boolean loaded, String gpuUuid, int outLength, IntsCall call,
+                                          java.util.function.Function<int[], T> value) {
+        NvmlReturn init = initOnce(loaded);
+        if (!init.ok()) {
+            return NvmlCall.failed(init);
+        }
+        long[] handle = new long[1];
+        int rc = deviceGetHandleByUuid(gpuUuid, handle);
+        if (rc != 0) {
+            return NvmlCall.failed(NvmlReturn.of(rc));
+        }
+        int[] out = new int[outLength];
+        rc = call.call(handle[0], out);
+        return rc == 0 ? NvmlCall.ok(value.apply(out)) : NvmlCall.failed(NvmlReturn.of(rc));
+    }
+
     // ---- the natives, registered by native/src/jni_bridge.c; called only from the synchronized methods above ----
 
     private static native int init();
@@ -72,6 +103,12 @@ final class NvmlNative {
 
     /** out = {structVersion (3, 2 or 1), status, cliqueId, state, healthMask, healthSummary}. */
     private static native int deviceGetGpuFabricInfo(long handle, int[] out, byte[] clusterUuid16);
+
+    /** out = {nvmlComputeMode_t}. */
+    private static native int deviceGetComputeMode(long handle, int[] out);
+
+    /** out = {currentMode, pendingMode}: NVML_DEVICE_MIG_DISABLE (0) or NVML_DEVICE_MIG_ENABLE (1). */
+    private static native int deviceGetMigMode(long handle, int[] out);
 
     private static native String errorString(int code);
 }

@@ -35,6 +35,25 @@ public enum FindingCode {
                     + "fabric state and channel devices.",
             "To prove exports and imports, give the agent a channel: imex.channel.mode=hostPath where the host "
                     + "manages IMEX, or computeDomain on canary nodes (it takes that node's ComputeDomain)."),
+    COMPUTE_MODE_EXCLUSIVE_PROCESS(Severity.INFO, Blame.LOCAL,
+            "GPU {gpu} ({uuid}) is in compute mode EXCLUSIVE_PROCESS: one process's context at a time. A context "
+                    + "the agent held there would keep a job's own context out (CUDA_ERROR_DEVICE_UNAVAILABLE, 46), "
+                    + "so the agent creates none on it and its pairs are not probed.",
+            "Nothing to fix if the GPU is meant for one job at a time. To probe it, set it back to DEFAULT "
+                    + "(nvidia-smi -i {uuid} -c DEFAULT, as root) or, only where this GPU is kept idle for the agent, "
+                    + "opt in with imexprobe.driver.probe-exclusive-process=true (chart: "
+                    + "agent.driver.probeExclusiveProcess)."),
+    COMPUTE_MODE_PROHIBITED(Severity.INFO, Blame.LOCAL,
+            "GPU {gpu} ({uuid}) is in compute mode PROHIBITED: no process may create a context on it (cuda.h: "
+                    + "retaining its primary context fails), so the agent does not try and its pairs are not probed.",
+            "Nothing to fix if the GPU is fenced off on purpose. To probe it, set it to DEFAULT (nvidia-smi -i "
+                    + "{uuid} -c DEFAULT, as root); imexprobe.driver.probe-exclusive-process does not apply to this mode."),
+    MIG_ENABLED(Severity.INFO, Blame.LOCAL,
+            "GPU {gpu} ({uuid}) has MIG enabled: CUDA runs on its MIG instances, not on the whole GPU, and the agent "
+                    + "does not probe MIG instances, so it creates no context on it and its pairs are not probed.",
+            "Nothing to fix if the GPU is partitioned for jobs. To probe it, disable MIG while no job uses it "
+                    + "(nvidia-smi -i {uuid} -mig 0, then reset the GPU); imexprobe.driver.probe-exclusive-process "
+                    + "does not apply to MIG."),
     NO_IMEX_CHANNEL(Severity.ERROR, Blame.LOCAL,
             "No IMEX channel is usable in {channelDir}: {channelState}. cuMemCreate(FABRIC) returns 800 "
                     + "NOT_PERMITTED without one (measured on an H200).",
@@ -76,13 +95,23 @@ public enum FindingCode {
             "GPU {gpu} has not finished joining its NVLink fabric (state {state}).",
             "Check the fabric manager / NVLink subnet manager and nvidia-smi -q (Fabric section); imports across "
                     + "the NVLink domain fail until the state is COMPLETED."),
+    FABRIC_STATE_STUCK(Severity.ERROR, Blame.LOCAL,
+            "GPU {gpu} has shown fabric state {state} for {seconds} s (more than {stuckAfterSeconds} s): it is stuck "
+                    + "joining its NVLink fabric, not passing through. Imports across the NVLink domain fail while it "
+                    + "is (the fault NVSentinel calls FM_REGISTRATION_STUCK).",
+            "Check the fabric manager (systemctl status nvidia-fabricmanager, its log) and nvidia-smi -q (Fabric "
+                    + "section); restart the fabric manager, and if the GPU stays IN_PROGRESS, drain the node and "
+                    + "reset the GPU. imexprobe.node.fabric-stuck-after sets the grace period."),
     FABRIC_UNHEALTHY(Severity.ERROR, Blame.LOCAL,
-            "GPU {gpu} joined the fabric but reports a problem: status {status}, health {health}, summary {summary}.",
+            "GPU {gpu} joined the fabric but reports a problem ({flags}): status {status}, health {health}, summary "
+                    + "{summary}.",
             "Look at nvidia-smi -q (Fabric section) and the fabric manager's log; a GPU with an unhealthy route "
                     + "or wrong configuration must be fixed or drained."),
     FABRIC_DEGRADED(Severity.WARNING, Blame.LOCAL,
-            "GPU {gpu}'s fabric works with reduced bandwidth (health {health}, summary {summary}).",
-            "Expect slower transfers; check NVLink errors (nvidia-smi nvlink -e) and plan maintenance."),
+            "GPU {gpu}'s fabric works, degraded ({flags}): reduced bandwidth, limited capacity or routes being "
+                    + "recovered (health {health}, summary {summary}).",
+            "Expect slower transfers (NCCL falls back or slows down on such GPUs); check NVLink errors (nvidia-smi "
+                    + "nvlink -e) and the fabric manager log, and plan maintenance if it does not clear."),
     NVML_UNAVAILABLE(Severity.WARNING, Blame.LOCAL,
             "NVML could not be used ({reason}), so fabric state and health are unknown.",
             "Mount libnvidia-ml.so.1 into the container (the NVIDIA runtime does) or set IMEXPROBE_NVML_LIBRARY."),
@@ -176,6 +205,32 @@ public enum FindingCode {
     SOURCE_FAILING(Severity.ERROR, Blame.SOURCE,
             "Exports from {source} fail on {failedTargets} of {targets} targets: the fault is at the source.",
             "Start with the source node's own findings (GET /v1/node there): channel, daemon and fabric state."),
+
+    // ---- domain evidence: what the pairs say about IMEX domains (docs/findings.md) -------------------------
+    CLIQUE_SPLIT(Severity.ERROR, Blame.LOCAL,
+            "NVLink domain {domain} is split into {groups}: nodes import within each group but not across "
+                    + "({failedPairs} pairs failed, mostly {driverResult}). The clique is served by more than one IMEX "
+                    + "domain (e.g. two ComputeDomains, or IMEX daemons whose node lists do not include each other).",
+            "Put the nodes of one clique in one IMEX domain: one ComputeDomain for the workload, or one IMEX "
+                    + "nodes_config listing all of them (nvidia-imex-ctl -N on each node shows whom its daemon "
+                    + "reaches). Until then keep each job within one group (DRA driver issue #892)."),
+    DOMAIN_CLAIM_UNPROVEN(Severity.ERROR, Blame.TARGET,
+            "{node} reports NVLink domain {domain}, but imports between it and {failedWith} fail ({driverResult}) "
+                    + "while those nodes import from each other: it is not in the IMEX domain it claims.",
+            "On {node}: check that its IMEX daemon is up and lists the domain's nodes (nvidia-imex-ctl -N), that "
+                    + "it is in the same ComputeDomain as the others, and its NVML fabric state (nvidia-smi -q, "
+                    + "Fabric section); drain it from jobs that span the domain until it imports."),
+    DOMAIN_MEMBERS_DISAGREE(Severity.WARNING, Blame.LOCAL,
+            "Members of one IMEX domain disagree about it: {detail}",
+            "Compare nvidia-smi -q (Fabric: ClusterUUID, CliqueId) on the nodes named, the node label "
+                    + "nvidia.com/gpu.clique (GPU feature discovery) and the fabric manager's partition: a GPU with "
+                    + "a stale registration needs the fabric manager restarted or the GPU reset."),
+    IMEX_DOMAINS_NOT_ISOLATED(Severity.WARNING, Blame.LOCAL,
+            "A sampled probe across IMEX domains passed: {sourceNode} ({sourceDomain}) exported and {targetNode} "
+                    + "({targetDomain}) imported. The two domains are meant to be apart but are not.",
+            "If they should be one domain, their NVML fabric registration is wrong (compare cluster UUID and "
+                    + "clique on both nodes). If they should be apart, an IMEX daemon's node list or a ComputeDomain "
+                    + "spans both: memory of one tenant can be imported by the other."),
 
     // ---- preflight evidence: the instances of one job (docs/preflight.md) ------------------------------------
     PREFLIGHT_PEERS_MISSING(Severity.ERROR, Blame.LOCAL,

@@ -273,11 +273,25 @@ public final class MeshScheduler implements AutoCloseable {
         boolean anyProbed = false;
         for (GpuSelector.Gpu local : locals) {
             for (GpuSelector.Gpu remote : peer.gpus()) {
+                dev.imexprobe.finding.Finding noContext = local.notProbed() != null
+                        ? dev.imexprobe.probe.ContextGuard.of(local) : dev.imexprobe.probe.ContextGuard.of(remote);
+                if (noContext != null) {
+                    // compute mode or MIG: no context is made on that GPU, so the pair is not probed (never failed)
+                    recorder.state().notProbed(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()), noContext);
+                    continue;
+                }
                 if (!ImexDomain.same(local.domain(), remote.domain())) {
-                    // cannot work by design: not probed, never a failure (and never an alert)
-                    recorder.state().notProbed(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()),
-                            FindingCode.DIFFERENT_IMEX_DOMAIN.finding(java.util.Map.of("sourceDomain", local.domain(),
-                                    "targetDomain", remote.domain())));
+                    // cannot work by design: not probed, never a failure (and never an alert); now and then
+                    // one such pair is sampled to check that it indeed cannot (CrossDomainSample)
+                    PairKey key = new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid());
+                    if (crossDomainSample.take(key)) {
+                        PairResult sample = withSlot(() -> prober.probePair(peer, local, remote, Direction.PUSH,
+                                settings.sizeBytes(), settings.writeback()));
+                        if (sample != null) {
+                            crossDomainSample.record(key, local.domain(), remote.domain(), sample);
+                        }
+                    }
+                    recorder.state().notProbed(key, crossDomainSample.findingFor(key, local.domain(), remote.domain()));
                     continue;
                 }
                 anyProbed = true;
@@ -330,13 +344,20 @@ public final class MeshScheduler implements AutoCloseable {
     private List<GpuSelector.Gpu> localGpus() {
         List<GpuSelector.Gpu> out = new ArrayList<>();
         for (GpuDevice g : self.gpus()) {
-            out.add(new GpuSelector.Gpu(g.index(), g.uuid(), g.imexDomain()));
+            out.add(new GpuSelector.Gpu(g.index(), g.uuid(), g.imexDomain(), g.notProbed()));
             recorder.state().learnDomain(g.uuid(), g.imexDomain());
         }
         return out;
     }
 
     private volatile boolean observer;
+    private volatile CrossDomainSample crossDomainSample = new CrossDomainSample(Duration.ZERO, Duration.ZERO, System::nanoTime);
+
+    /** imexprobe.mesh.cross-domain-sample-interval: at most one pair across IMEX domains probed per interval. */
+    public MeshScheduler crossDomainSample(CrossDomainSample sample) {
+        this.crossDomainSample = sample;
+        return this;
+    }
 
     /**
      * imexprobe.channel.mode=observer: rounds refresh the node and discovery and ask peers who they are (GET

@@ -109,9 +109,10 @@ public final class MeshService {
                     b == dev.imexprobe.finding.Blame.TARGET ? "Most sources fail on this target: blame the target."
                             : "This source fails on most targets: blame the source."));
         }).toList();
-        List<Finding> findings = blame.findings();
+        List<Finding> findings = new ArrayList<>(blame.findings());
+        findings.addAll(DomainDiagnosis.diagnose(pairs));
         return new MeshView(identity, fake.getAsBoolean(), scope, Instant.now(), interval.toMillis() / 1000.0,
-                state.lastCycle(), List.copyOf(agents), List.copyOf(unreachable), judged, findings);
+                state.lastCycle(), List.copyOf(agents), List.copyOf(unreachable), judged, List.copyOf(findings));
     }
 
     private static PairState newer(PairState a, PairState b) {

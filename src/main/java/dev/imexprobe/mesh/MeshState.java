@@ -71,6 +71,9 @@ public final class MeshState {
     public PairState record(PairResult r) {
         PairKey key = new PairKey(r.sourceNode(), orUnknown(r.sourceGpu()), r.targetNode() != null ? r.targetNode()
                 : "unknown", orUnknown(r.targetGpu()));
+        if (r.verdict() == dev.imexprobe.probe.Verdict.NOT_PROBED) {
+            return notProbed(key, r.finding());
+        }
         Instant now = clock.instant();
         seen.put(key, now);
         return pairs.compute(key, (k, old) -> {

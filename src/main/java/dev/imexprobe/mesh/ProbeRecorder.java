@@ -42,6 +42,9 @@ public final class ProbeRecorder {
 
     public void record(PairResult r) {
         state.record(r);
+        if (r.verdict() == dev.imexprobe.probe.Verdict.NOT_PROBED) {
+            return; // nothing ran: no probe to count, no pair series (as for the mesh's own not-probed pairs)
+        }
         for (Listener l : listeners) {
             l.onResult(r);
         }

@@ -24,6 +24,12 @@ public final class LocalDiagnosis {
     }
 
     public static List<Finding> diagnose(DriverStatus driver, GpuInventory inventory, NodeFacts facts) {
+        return diagnose(driver, inventory, facts, null);
+    }
+
+    /** As above; with a join clock (the agent), a fabric state that stays short of COMPLETED becomes stuck. */
+    public static List<Finding> diagnose(DriverStatus driver, GpuInventory inventory, NodeFacts facts,
+                                         FabricJoinClock joinClock) {
         List<Finding> out = new ArrayList<>();
         if (!driver.cudaLoaded()) {
             out.add(FindingCode.NO_DRIVER.finding(Map.of("reason", driver.unavailableReason())));
@@ -31,7 +37,7 @@ public final class LocalDiagnosis {
             if (driver.isFake()) {
                 out.add(FindingCode.SIMULATED.finding(Map.of("library", String.valueOf(driver.cudaLibrary()))));
             }
-            gpus(driver, inventory, facts, out);
+            gpus(driver, inventory, facts, joinClock, out);
         }
         channels(facts.imexChannels(), driver.isFake(), out);
         daemon(facts.imexDaemon(), out);
@@ -54,7 +60,8 @@ public final class LocalDiagnosis {
         return channels.channels().stream().filter(c -> usable(c, channels, fake)).count();
     }
 
-    private static void gpus(DriverStatus driver, GpuInventory inventory, NodeFacts facts, List<Finding> out) {
+    private static void gpus(DriverStatus driver, GpuInventory inventory, NodeFacts facts, FabricJoinClock joinClock,
+                             List<Finding> out) {
         if (!inventory.init().ok() || inventory.gpus().isEmpty()) {
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("driverResult", inventory.init().name());
@@ -81,20 +88,40 @@ public final class LocalDiagnosis {
                 }
                 continue;
             }
-            e.put("state", f.stateName());
-            switch (f.state()) {
-                case FabricInfo.STATE_NOT_SUPPORTED -> out.add(FindingCode.FABRIC_NOT_SUPPORTED.finding(e));
-                case FabricInfo.STATE_COMPLETED -> {
-                    e.put("status", f.statusName());
-                    e.put("health", f.health());
-                    e.put("summary", f.healthSummaryName());
-                    if (Boolean.FALSE.equals(f.healthy())) {
-                        out.add(FindingCode.FABRIC_UNHEALTHY.finding(e));
-                    } else if (f.degraded()) {
-                        out.add(FindingCode.FABRIC_DEGRADED.finding(e));
-                    }
+            Finding fabric = fabric(g, f, joinClock);
+            if (fabric != null) {
+                out.add(fabric);
+            }
+        }
+    }
+
+    /** The finding a GPU's NVML fabric registration makes, or null when it has nothing to say. */
+    static Finding fabric(GpuDevice g, FabricInfo f, FabricJoinClock joinClock) {
+        Map<String, Object> e = new LinkedHashMap<>();
+        e.put("gpu", g.index() + " (" + g.uuid() + ")");
+        e.put("state", f.stateName());
+        java.time.Duration held = joinClock != null ? joinClock.observe(g.uuid(), f.state()) : null;
+        switch (f.state()) {
+            case FabricInfo.STATE_NOT_SUPPORTED -> {
+                return FindingCode.FABRIC_NOT_SUPPORTED.finding(e);
+            }
+            case FabricInfo.STATE_COMPLETED -> {
+                e.put("status", f.statusName());
+                e.put("health", f.health());
+                e.put("summary", f.healthSummaryName());
+                e.put("flags", f.problems());
+                if (Boolean.FALSE.equals(f.healthy())) {
+                    return FindingCode.FABRIC_UNHEALTHY.finding(e);
                 }
-                default -> out.add(FindingCode.FABRIC_NOT_COMPLETED.finding(e));
+                return f.degraded() ? FindingCode.FABRIC_DEGRADED.finding(e) : null;
+            }
+            default -> {
+                if (held != null && joinClock.stuck(held)) {
+                    e.put("seconds", held.toSeconds());
+                    e.put("stuckAfterSeconds", joinClock.stuckAfter().toSeconds());
+                    return FindingCode.FABRIC_STATE_STUCK.finding(e);
+                }
+                return FindingCode.FABRIC_NOT_COMPLETED.finding(e);
             }
         }
     }

@@ -45,16 +45,44 @@ public final class NodeReporter {
                 status.nvmlLibrary(), status.nvmlMessage(), inventory.driverVersion(), inventory.cudaDriverVersion(),
                 inventory.cudaVersion(), inventory.init().name());
         String host = hostId(status);
-        java.util.List<dev.imexprobe.cuda.GpuDevice> gpus = inventory.gpus().stream()
-                .map(g -> g.withImexDomain(dev.imexprobe.probe.ImexDomain.of(g.fabric(), host))).toList();
-        return new NodeReport(identity, status.isFake(), view, gpus,
+        java.util.List<dev.imexprobe.finding.Finding> findings = new java.util.ArrayList<>(
+                LocalDiagnosis.diagnose(status, inventory, facts, joinClock));
+        java.util.List<dev.imexprobe.cuda.GpuDevice> gpus = new java.util.ArrayList<>();
+        for (dev.imexprobe.cuda.GpuDevice g : inventory.gpus()) {
+            dev.imexprobe.finding.Finding refused = policy.refusal(g);
+            if (refused != null) {
+                findings.add(refused);
+            }
+            gpus.add(g.withImexDomain(dev.imexprobe.probe.ImexDomain.of(g.fabric(), host))
+                    .withNotProbed(refused == null ? null : refused.code()));
+        }
+        return new NodeReport(identity, status.isFake(), view, java.util.List.copyOf(gpus),
                 LocalDiagnosis.usableChannels(facts.imexChannels(), status.isFake()), facts.imexChannels(),
                 facts.imexDaemon(), facts.driverParams(), facts.deviceNodes(), facts.visibleDevices(),
-                observed(LocalDiagnosis.diagnose(status, inventory, facts)), Instant.now(), channelMode);
+                observed(java.util.List.copyOf(findings)), Instant.now(), channelMode);
+    }
+
+    private volatile dev.imexprobe.cuda.ContextPolicy policy = dev.imexprobe.cuda.ContextPolicy.DEFAULT;
+
+    /** Which GPUs the agent may create a context on (compute mode, MIG, imexprobe.driver.probe-exclusive-process). */
+    public NodeReporter policy(dev.imexprobe.cuda.ContextPolicy p) {
+        this.policy = p;
+        return this;
+    }
+
+    public dev.imexprobe.cuda.ContextPolicy policy() {
+        return policy;
     }
 
     private volatile boolean observer;
     private volatile String channelMode;
+    private volatile FabricJoinClock joinClock;
+
+    /** The agent's memory of fabric states across reports, so a state that does not move becomes FABRIC_STATE_STUCK. */
+    public NodeReporter joinClock(FabricJoinClock clock) {
+        this.joinClock = clock;
+        return this;
+    }
 
     /**
      * imexprobe.channel.mode, shown in the report (peers read it: they do not probe into an observer). In observer

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * driver and NVML, so it runs on the driver pool under the driver deadline: a hung call leaves the last report
  * in place (with a TIMEOUT finding) instead of stopping the mesh or a request.
  */
-public final class NodeService implements LocalAgent {
+public final class NodeService implements LocalAgent, dev.imexprobe.probe.ContextGuard {
 
     private static final Logger log = LoggerFactory.getLogger(NodeService.class);
 
@@ -90,6 +90,13 @@ public final class NodeService implements LocalAgent {
         GpuSelector.Gpu g = GpuSelector.select(selector, gpus.stream().map(d -> new GpuSelector.Gpu(d.index(), d.uuid()))
                 .toList(), "this agent (" + node() + ")").getFirst();
         return gpus.stream().filter(d -> d.index() == g.index()).findFirst().orElseThrow();
+    }
+
+    /** Why no context may be created on this GPU (compute mode, MIG), from the current report; null when one may. */
+    @Override
+    public Finding refusal(int gpu) {
+        GpuDevice d = report().gpus().stream().filter(g -> g.index() == gpu).findFirst().orElse(null);
+        return reporter.policy().refusal(d);
     }
 
     @Override

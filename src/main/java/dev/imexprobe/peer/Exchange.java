@@ -69,6 +69,13 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
                 seconds(start), finding, stages, debug.lines());
     }
 
+    /** A pair on which nothing ran: a GPU of it takes no context (compute mode, MIG). Never a failure. */
+    static PairResult notProbed(Direction direction, String sourceNode, GpuSelector.Gpu source, String targetNode,
+                                GpuSelector.Gpu target, List<StageResult> stages, Finding why, long start) {
+        return new PairResult(direction, sourceNode, source.uuid(), targetNode, target.uuid(), Verdict.NOT_PROBED,
+                seconds(start), why, stages, null);
+    }
+
     /** A failure between GPUs of different IMEX domains is what they are: apart by design, not broken. */
     static Finding acrossDomains(String sourceDomain, String targetDomain, Finding failure) {
         java.util.Map<String, Object> evidence = new java.util.LinkedHashMap<>();

@@ -111,7 +111,8 @@ final class PeerAnswers {
         for (JsonNode g : gpus) {
             if (g.hasNonNull("uuid") && g.has("index")) {
                 list.add(new GpuSelector.Gpu(g.get("index").asInt(), g.get("uuid").asString(),
-                        g.hasNonNull("imexDomain") ? g.get("imexDomain").asString() : null));
+                        g.hasNonNull("imexDomain") ? g.get("imexDomain").asString() : null,
+                        g.hasNonNull("notProbed") ? g.get("notProbed").asString() : null));
             }
         }
         return new Peer(target, agent.get("node").asString(), agent.hasNonNull("id") ? agent.get("id").asString() : null,

@@ -1,6 +1,8 @@
 package dev.imexprobe.peer;
 
+import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
+import dev.imexprobe.probe.ContextGuard;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.ExportRegistry;
 import dev.imexprobe.probe.GpuSelector;
@@ -136,6 +138,19 @@ public final class Prober {
         List<PairResult> results = new ArrayList<>();
         for (GpuSelector.Gpu m : mine) {
             for (GpuSelector.Gpu t : theirs) {
+                Finding noContext = m.notProbed() != null ? ContextGuard.of(m) : ContextGuard.of(t);
+                if (noContext != null) {
+                    // compute mode or MIG: no context on that GPU, so nothing runs; the answer says why
+                    for (Direction d : List.of(Direction.PUSH, Direction.PULL)) {
+                        if (request.directions().contains(d)) {
+                            boolean pushing = d == Direction.PUSH;
+                            results.add(Exchange.notProbed(d, pushing ? self.node() : peer.node(), pushing ? m : t,
+                                    pushing ? peer.node() : self.node(), pushing ? t : m, List.of(), noContext,
+                                    System.nanoTime()));
+                        }
+                    }
+                    continue;
+                }
                 if (request.directions().contains(Direction.PUSH)) {
                     results.add(PeerClient.pastDeadline() ? notStarted(Direction.PUSH, peer, m, t)
                             : push.run(peer, m, t, request, confirmation));
@@ -146,9 +161,10 @@ public final class Prober {
                 }
             }
         }
-        boolean pass = !results.isEmpty() && results.stream().allMatch(PairResult::passed);
-        return new ProbeReport(request.target(), peer.node(), Verdict.of(pass), Exchange.seconds(start),
-                List.copyOf(results));
+        List<PairResult> probed = results.stream().filter(r -> r.verdict() != Verdict.NOT_PROBED).toList();
+        boolean pass = !probed.isEmpty() && probed.stream().allMatch(PairResult::passed);
+        Verdict verdict = probed.isEmpty() && !results.isEmpty() ? Verdict.NOT_PROBED : Verdict.of(pass);
+        return new ProbeReport(request.target(), peer.node(), verdict, Exchange.seconds(start), List.copyOf(results));
     }
 
     /** A pair the probe's deadline left no time for: reported as a timeout, never started. */
@@ -200,6 +216,6 @@ public final class Prober {
     }
 
     private List<GpuSelector.Gpu> localGpus() {
-        return self.gpus().stream().map(g -> new GpuSelector.Gpu(g.index(), g.uuid(), g.imexDomain())).toList();
+        return self.gpus().stream().map(g -> new GpuSelector.Gpu(g.index(), g.uuid(), g.imexDomain(), g.notProbed())).toList();
     }
 }

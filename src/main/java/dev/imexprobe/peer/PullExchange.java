@@ -55,6 +55,10 @@ final class PullExchange extends Exchange {
                     PeerAnswers.peerFinding(peer.target(), reply), start, debug);
         }
         ExportReply export = reply.value();
+        if (export.verdict() == Verdict.NOT_PROBED) {
+            return notProbed(Direction.PULL, peer.node(), theirs, self.node(), mine, export.stages(), export.finding(),
+                    start);
+        }
         stitch.addAllExcept(export.stages(), Stage.TRANSFER, Stage.IMPORT, Stage.RESERVE, Stage.MAP, Stage.ACCESS,
                 Stage.VERIFY, Stage.WRITEBACK, Stage.RELEASE);
         if (export.verdict() != Verdict.PASS || export.handle() == null) {

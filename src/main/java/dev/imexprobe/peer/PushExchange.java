@@ -7,6 +7,7 @@ import dev.imexprobe.finding.Finding;
 import dev.imexprobe.peer.Prober.Peer;
 import dev.imexprobe.peer.Prober.Request;
 import dev.imexprobe.probe.Direction;
+import dev.imexprobe.probe.Verdict;
 import dev.imexprobe.probe.ExportRegistry;
 import dev.imexprobe.probe.GpuSelector;
 import dev.imexprobe.probe.LocalAgent;
@@ -42,6 +43,10 @@ final class PushExchange extends Exchange {
         ExportRegistry.Created created = registry.create(mine.index(), size, seed);
         stitch.addAll(created.stages());
         debug.say("exported " + size + " bytes on local GPU " + mine.index() + ": " + (created.ok() ? "ok" : "failed"));
+        if (created.refused() != null) {
+            return notProbed(Direction.PUSH, self.node(), mine, peer.node(), theirs, created.stages(), created.refused(),
+                    start);
+        }
         if (!created.ok()) {
             stitch.gap("not run: the export failed");
             return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, null, start, debug);
@@ -63,6 +68,11 @@ final class PushExchange extends Exchange {
             return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, transferFinding, start, debug);
         }
         List<StageResult> remote = reply.value().stages();
+        if (reply.value().verdict() == Verdict.NOT_PROBED) {
+            registry.release(id); // the importer takes no context on that GPU: nothing was tried there
+            return notProbed(Direction.PUSH, self.node(), mine, peer.node(), theirs, remote, reply.value().finding(),
+                    start);
+        }
         stitch.add(TransferStage.of(StageStatus.OK, Math.max(0, reply.nanos() - nanos(remote)),
                 "handle sent to " + peer.node() + " (" + reply.httpStatus() + ")"));
         // Only the importer's own stages count from its answer; create, export and transfer are ours.

@@ -29,6 +29,7 @@ public final class ExportRegistry implements AutoCloseable {
     private final StageEngine engine;
     private final ExportLimits limits;
     private final Clock clock;
+    private final ContextGuard guard;
     private final Map<String, Export> exports = new ConcurrentHashMap<>();
     private final ScheduledExecutorService sweeper;
     private int reservedCount;
@@ -46,8 +47,15 @@ public final class ExportRegistry implements AutoCloseable {
     public record Export(String id, ProbeSession session, int gpu, long sizeBytes, Instant expiresAt, Holder holder) {
     }
 
-    /** The outcome of a create: the export when it succeeded, and the stages either way. */
-    public record Created(Export export, List<StageResult> stages) {
+    /**
+     * The outcome of a create: the export when it succeeded, and the stages either way; {@code refused} when no
+     * stage ran because no context may be created on the GPU ({@link ContextGuard}).
+     */
+    public record Created(Export export, List<StageResult> stages, dev.imexprobe.finding.Finding refused) {
+        public Created(Export export, List<StageResult> stages) {
+            this(export, stages, null);
+        }
+
         public boolean ok() {
             return export != null;
         }
@@ -71,6 +79,11 @@ public final class ExportRegistry implements AutoCloseable {
     }
 
     public ExportRegistry(CudaDriver driver, StageEngine engine, ExportLimits limits, Clock clock) {
+        this(driver, engine, limits, clock, ContextGuard.NONE);
+    }
+
+    public ExportRegistry(CudaDriver driver, StageEngine engine, ExportLimits limits, Clock clock, ContextGuard guard) {
+        this.guard = guard;
         this.driver = driver;
         this.engine = engine;
         this.limits = limits;
@@ -93,6 +106,11 @@ public final class ExportRegistry implements AutoCloseable {
     }
 
     public Created create(int gpu, long sizeBytes, long seed, Holder holder) {
+        dev.imexprobe.finding.Finding refused = guard.refusal(gpu);
+        if (refused != null) {
+            return new Created(null, ContextGuard.skipped(List.of(Stage.CREATE, Stage.EXPORT, Stage.RELEASE), refused),
+                    refused);
+        }
         reserve(sizeBytes, holder);
         ProbeSession session = new ProbeSession(driver, HandleType.FABRIC, sizeBytes, seed, null, gpu, -1);
         List<StageResult> stages = new ArrayList<>(engine.run(session, EXPORT_STAGES));

@@ -9,10 +9,18 @@ import java.util.Locale;
  */
 public final class GpuSelector {
 
-    /** @param domain its IMEX domain ({@link ImexDomain}); null when the agent did not say (then any) */
-    public record Gpu(int index, String uuid, String domain) {
+    /**
+     * @param domain    its IMEX domain ({@link ImexDomain}); null when the agent did not say (then any)
+     * @param notProbed the finding code its agent gave for creating no context on it (compute mode, MIG); null
+     *                  when it is probed
+     */
+    public record Gpu(int index, String uuid, String domain, String notProbed) {
         public Gpu(int index, String uuid) {
-            this(index, uuid, null);
+            this(index, uuid, null, null);
+        }
+
+        public Gpu(int index, String uuid, String domain) {
+            this(index, uuid, domain, null);
         }
     }
 

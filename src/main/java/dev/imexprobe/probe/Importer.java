@@ -20,18 +20,37 @@ public final class Importer {
 
     private final CudaDriver driver;
     private final StageEngine engine;
+    private final ContextGuard guard;
 
     public Importer(CudaDriver driver, StageEngine engine) {
+        this(driver, engine, ContextGuard.NONE);
+    }
+
+    public Importer(CudaDriver driver, StageEngine engine, ContextGuard guard) {
         this.driver = driver;
         this.engine = engine;
+        this.guard = guard;
+    }
+
+    /** Why no context may be created on {@code gpu} (then an import runs no stage), or null. */
+    public dev.imexprobe.finding.Finding refusal(int gpu) {
+        return guard.refusal(gpu);
     }
 
     public List<StageResult> importFabric(FabricHandle handle, long sizeBytes, int gpu, Long seed, Long writebackSeed) {
+        dev.imexprobe.finding.Finding refused = guard.refusal(gpu);
+        if (refused != null) {
+            return ContextGuard.skipped(REPORTED, refused);
+        }
         return engine.run(ProbeSession.forImport(driver, handle, sizeBytes, gpu, seed, writebackSeed), STAGES);
     }
 
     /** A descriptor received from a process on this host; the session closes it. */
     public List<StageResult> importPosixFd(int fd, long sizeBytes, int gpu, Long seed, Long writebackSeed) {
+        if (guard.refusal(gpu) != null) {
+            driver.closeFd(fd); // the session would have closed it
+            return ContextGuard.skipped(REPORTED, guard.refusal(gpu));
+        }
         return engine.run(ProbeSession.forFdImport(driver, fd, sizeBytes, gpu, seed, writebackSeed), STAGES);
     }
 }

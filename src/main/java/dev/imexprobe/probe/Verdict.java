@@ -5,7 +5,9 @@ import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
 public enum Verdict {
-    PASS, FAIL;
+    PASS, FAIL,
+    /** Nothing ran: the agent creates no context on a GPU of the pair (compute mode, MIG). Never a failure. */
+    NOT_PROBED;
 
     @JsonValue
     public String label() {

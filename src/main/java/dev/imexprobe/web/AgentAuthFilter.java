@@ -12,11 +12,7 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
-import org.springframework.http.ProblemDetail;
 import org.springframework.web.filter.OncePerRequestFilter;
-
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -35,13 +31,10 @@ public class AgentAuthFilter extends OncePerRequestFilter {
 
     private final AgentSignature signature;
     private final boolean required;
-    private final JsonMapper json;
-
     /** @param signature null when no token is configured: then {@code required} decides */
-    public AgentAuthFilter(AgentSignature signature, boolean required, JsonMapper json) {
+    public AgentAuthFilter(AgentSignature signature, boolean required) {
         this.signature = signature;
         this.required = required;
-        this.json = json;
     }
 
     static boolean guarded(String path) {
@@ -113,7 +106,8 @@ public class AgentAuthFilter extends OncePerRequestFilter {
         byte[] body = declared > Wire.MAX_BODY ? null
                 : readBounded(request.getInputStream(), Wire.MAX_BODY);
         if (body == null) {
-            write(response, Problems.problem(HttpStatus.BAD_REQUEST, "invalid-input", Wire.tooLarge(declared)));
+            ProblemJson.write(response, ProblemJson.problem(HttpStatus.BAD_REQUEST, "invalid-input",
+                    Wire.tooLarge(declared)));
             return;
         }
         chain.doFilter(new CachedBody(request, body), response);
@@ -121,13 +115,7 @@ public class AgentAuthFilter extends OncePerRequestFilter {
 
     private void refuse(HttpServletResponse response, String detail) throws IOException {
         response.setHeader("WWW-Authenticate", "Bearer, " + AgentSignature.HMAC_SCHEME);
-        write(response, Problems.problem(HttpStatus.UNAUTHORIZED, "unauthorized", detail));
-    }
-
-    private void write(HttpServletResponse response, ProblemDetail p) throws IOException {
-        response.setStatus(p.getStatus());
-        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-        response.getOutputStream().write(json.writeValueAsBytes(p));
+        ProblemJson.write(response, ProblemJson.problem(HttpStatus.UNAUTHORIZED, "unauthorized", detail));
     }
 
     /** Reads at most max bytes; null when there are more. */

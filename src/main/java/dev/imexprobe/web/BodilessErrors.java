@@ -8,10 +8,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 
 import org.springframework.http.HttpStatusCode;
-import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
-
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -24,12 +21,6 @@ import java.io.PrintWriter;
  */
 public class BodilessErrors extends OncePerRequestFilter {
 
-    private final JsonMapper json;
-
-    public BodilessErrors(JsonMapper json) {
-        this.json = json;
-    }
-
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
@@ -41,9 +32,8 @@ public class BodilessErrors extends OncePerRequestFilter {
             return;
         }
         HttpStatusCode code = HttpStatusCode.valueOf(status);
-        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-        response.getOutputStream().write(json.writeValueAsBytes(Problems.problem(code, Problems.code(code),
-                ContainerErrors.reason(status) + ": " + request.getRequestURI())));
+        ProblemJson.write(response, ProblemJson.problem(code, ProblemJson.code(code),
+                ProblemJson.reason(status) + ": " + request.getRequestURI()));
     }
 
     /** Notes whether anything wrote to the response, and holds back a flush that would commit an empty error. */

@@ -1,7 +1,5 @@
 package dev.imexprobe.web;
 
-import dev.imexprobe.json.Json;
-
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 
@@ -19,8 +17,6 @@ import org.springframework.web.bind.annotation.RestController;
 
 import java.io.IOException;
 import java.io.Writer;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * Errors that never reach a controller answer as problem+json too, like every other error of the agent.
@@ -41,13 +37,8 @@ public class ContainerErrors implements ErrorController {
         }
         HttpStatusCode code = HttpStatusCode.valueOf(status);
         Object message = request.getAttribute(RequestDispatcher.ERROR_MESSAGE);
-        String detail = message instanceof String m && !m.isBlank() ? m : reason(status);
-        return Problems.response(code, Problems.code(code), detail, null);
-    }
-
-    static String reason(int status) {
-        HttpStatus known = HttpStatus.resolve(status);
-        return known != null ? known.getReasonPhrase() : "HTTP " + status;
+        String detail = message instanceof String m && !m.isBlank() ? m : ProblemJson.reason(status);
+        return Problems.response(code, ProblemJson.code(code), detail, null);
     }
 
     /**
@@ -64,20 +55,14 @@ public class ContainerErrors implements ErrorController {
                 return;
             }
             HttpStatusCode code = HttpStatusCode.valueOf(status);
-            String detail = reason(status) + ": the request was refused by the web server before the agent saw it"
-                    + " (malformed request line, path or headers, or headers over the size limit)";
-            // Written by hand: this valve runs outside Spring, without its ProblemDetail serialisation.
-            Map<String, Object> p = new LinkedHashMap<>();
-            p.put("type", Problems.TYPE_PREFIX + Problems.code(code));
-            p.put("title", reason(status));
-            p.put("status", status);
-            p.put("detail", detail);
+            String detail = ProblemJson.reason(status) + ": the request was refused by the web server before the agent "
+                    + "saw it (malformed request line, path or headers, or headers over the size limit)";
             try {
                 response.setContentType("application/problem+json");
                 response.setCharacterEncoding("UTF-8");
                 Writer writer = response.getReporter();
                 if (writer != null) {
-                    writer.write(Json.MAPPER.writeValueAsString(p));
+                    writer.write(ProblemJson.text(ProblemJson.problem(code, ProblemJson.code(code), detail)));
                     response.finishResponse();
                 }
             } catch (IOException | IllegalStateException e) {

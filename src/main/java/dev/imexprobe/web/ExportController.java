@@ -57,6 +57,11 @@ public class ExportController {
             throw e.full() ? ApiException.full(e.getMessage(), registry.limits().ttl().toSeconds())
                     : ApiException.overCap(e.getMessage());
         }
+        if (created.refused() != null) {
+            // compute mode or MIG: no context is created on this GPU; the answer is the finding, not an error
+            return ResponseEntity.ok(new ExportReply(null, null, "FABRIC", size, exporter(gpu), null, Verdict.NOT_PROBED,
+                    created.stages(), created.refused()));
+        }
         if (!created.ok()) {
             ExportReply failed = new ExportReply(null, null, "FABRIC", size, exporter(gpu), null, Verdict.FAIL,
                     created.stages(), ProbeDiagnosis.diagnose(created.stages(), false, node.identity().node(), null));

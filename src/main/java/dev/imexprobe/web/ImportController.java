@@ -47,6 +47,12 @@ public class ImportController {
         String exporterNode = request.exporterNode();
         List<StageResult> stages = importer.importFabric(request.fabricHandle(), size, gpu.index(), request.seed(),
                 request.writebackSeed());
+        dev.imexprobe.finding.Finding refused = importer.refusal(gpu.index());
+        if (refused != null) {
+            // compute mode or MIG: no context is created on this GPU (no stage ran); the answer is the finding
+            return new ImportReply(Verdict.NOT_PROBED, (System.nanoTime() - start) / 1e9, node.identity().node(),
+                    node.identity().id(), gpu.index(), gpu.uuid(), stages, refused);
+        }
         String self = node.identity().node();
         return new ImportReply(Verdict.of(StageEngine.passed(stages)), (System.nanoTime() - start) / 1e9, self,
                 node.identity().id(), gpu.index(), gpu.uuid(), stages,

@@ -22,35 +22,14 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
-import java.net.URI;
-import java.util.Arrays;
-import java.util.Locale;
 
 /**
- * Every error leaves as problem+json with a type in our namespace, including the ones Spring raises itself
- * (unknown route, wrong method, unreadable body), so clients and the fuzz test see one format.
+ * Every error MVC handles leaves as problem+json with a type in our namespace ({@link ProblemJson}), including
+ * the ones Spring raises itself (unknown route, wrong method, unreadable body), so clients and the fuzz test see
+ * one format.
  */
 @RestControllerAdvice
 public class Problems extends ResponseEntityExceptionHandler {
-
-    public static final String TYPE_PREFIX = "urn:imexprobe:problem:";
-
-    public static ProblemDetail problem(HttpStatusCode status, String code, String detail) {
-        ProblemDetail p = ProblemDetail.forStatusAndDetail(status, detail);
-        p.setType(URI.create(TYPE_PREFIX + code));
-        p.setTitle(HttpStatus.resolve(status.value()) != null
-                ? HttpStatus.resolve(status.value()).getReasonPhrase() : "Error");
-        return p;
-    }
-
-    /** The problem code of a status raised by Spring or the container: invalid-input for 400, else its name. */
-    public static String code(HttpStatusCode status) {
-        if (status.value() == 400) {
-            return "invalid-input";
-        }
-        HttpStatus known = HttpStatus.resolve(status.value());
-        return known != null ? known.name().toLowerCase(Locale.ROOT).replace('_', '-') : "error";
-    }
 
     public static ResponseEntity<ProblemDetail> response(HttpStatusCode status, String code, String detail,
                                                          Long retryAfterSeconds) {
@@ -58,7 +37,7 @@ public class Problems extends ResponseEntityExceptionHandler {
         if (retryAfterSeconds != null) {
             b.header(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
         }
-        return b.body(problem(status, code, detail));
+        return b.body(ProblemJson.problem(status, code, detail));
     }
 
     @ExceptionHandler(ApiException.class)
@@ -84,14 +63,12 @@ public class Problems extends ResponseEntityExceptionHandler {
 
     /**
      * Spring Boot 4.1.2's health endpoint asserts instead of answering 404 when an unknown first segment is
-     * followed by more (/actuator/health/a/b): that is an unknown path, not our failure.
+     * followed by more (/actuator/health/a/b): that is an unknown path, not our failure. Nothing else under
+     * /actuator/health/ throws it (a failing health indicator is reported DOWN, not thrown).
      */
     @ExceptionHandler(IllegalStateException.class)
     ResponseEntity<ProblemDetail> illegalState(IllegalStateException e, HttpServletRequest request) {
-        boolean healthPath = request.getRequestURI().startsWith("/actuator/health/") && e.getStackTrace().length > 0
-                && Arrays.stream(e.getStackTrace()).limit(4)
-                .anyMatch(f -> f.getClassName().endsWith(".HealthEndpointSupport"));
-        if (healthPath) {
+        if (request.getRequestURI().startsWith("/actuator/health/")) {
             return response(HttpStatus.NOT_FOUND, "not-found", "no health component or group at "
                     + request.getRequestURI(), null);
         }
@@ -111,7 +88,7 @@ public class Problems extends ResponseEntityExceptionHandler {
                                                                   HttpHeaders headers, HttpStatusCode status,
                                                                   WebRequest request) {
         if (ex.getCause() instanceof InvalidRequest invalid) {
-            return new ResponseEntity<>(problem(HttpStatus.BAD_REQUEST, "invalid-input", invalid.getMessage()),
+            return new ResponseEntity<>(ProblemJson.problem(HttpStatus.BAD_REQUEST, "invalid-input", invalid.getMessage()),
                     problemHeaders(headers), HttpStatus.BAD_REQUEST);
         }
         return super.handleHttpMessageNotReadable(ex, headers, status, request);
@@ -130,7 +107,7 @@ public class Problems extends ResponseEntityExceptionHandler {
             }
         }
         String detail = first != null ? first.getDefaultMessage() : "the request body breaks the API's contract";
-        return new ResponseEntity<>(problem(HttpStatus.BAD_REQUEST, "invalid-input", detail), problemHeaders(headers),
+        return new ResponseEntity<>(ProblemJson.problem(HttpStatus.BAD_REQUEST, "invalid-input", detail), problemHeaders(headers),
                 HttpStatus.BAD_REQUEST);
     }
 
@@ -149,8 +126,8 @@ public class Problems extends ResponseEntityExceptionHandler {
     @Override
     protected ResponseEntity<Object> handleExceptionInternal(Exception ex, Object body, HttpHeaders headers,
                                                              HttpStatusCode status, WebRequest request) {
-        String code = code(status);
+        String code = ProblemJson.code(status);
         String detail = body instanceof ProblemDetail pd && pd.getDetail() != null ? pd.getDetail() : ex.getMessage();
-        return new ResponseEntity<>(problem(status, code, detail), problemHeaders(headers), status);
+        return new ResponseEntity<>(ProblemJson.problem(status, code, detail), problemHeaders(headers), status);
     }
 }

@@ -14,8 +14,6 @@ import org.springframework.core.Ordered;
 import org.springframework.http.converter.HttpMessageConverters;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
-import tools.jackson.databind.json.JsonMapper;
-
 /** Wires the web layer's filters and error pages; no logic here. */
 @Configuration(proxyBeanMethods = false)
 public class WebConfiguration implements WebMvcConfigurer {
@@ -27,10 +25,9 @@ public class WebConfiguration implements WebMvcConfigurer {
     }
 
     @Bean
-    FilterRegistrationBean<AgentAuthFilter> agentAuthFilter(AgentSignatureHolder signature, AgentProperties properties,
-                                                           JsonMapper json) {
+    FilterRegistrationBean<AgentAuthFilter> agentAuthFilter(AgentSignatureHolder signature, AgentProperties properties) {
         FilterRegistrationBean<AgentAuthFilter> r = new FilterRegistrationBean<>(
-                new AgentAuthFilter(signature.signature(), properties.auth().required(), json));
+                new AgentAuthFilter(signature.signature(), properties.auth().required()));
         r.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         r.addUrlPatterns("/v1/*");
         return r;
@@ -38,8 +35,8 @@ public class WebConfiguration implements WebMvcConfigurer {
 
     /** Actuator's bare 404s (an unknown health component) get a problem+json body like every other error. */
     @Bean
-    FilterRegistrationBean<BodilessErrors> bodilessErrors(JsonMapper json) {
-        FilterRegistrationBean<BodilessErrors> r = new FilterRegistrationBean<>(new BodilessErrors(json));
+    FilterRegistrationBean<BodilessErrors> bodilessErrors() {
+        FilterRegistrationBean<BodilessErrors> r = new FilterRegistrationBean<>(new BodilessErrors());
         r.setOrder(Ordered.HIGHEST_PRECEDENCE + 20);
         r.addUrlPatterns("/actuator/*");
         return r;

@@ -43,7 +43,7 @@ class LadderControllerIT {
     Path tmp;
 
     private static MockMvc mvc(LadderController controller) {
-        AgentAuthFilter auth = new AgentAuthFilter(new AgentSignature(TOKEN, Clock.systemUTC()), true, JSON);
+        AgentAuthFilter auth = new AgentAuthFilter(new AgentSignature(TOKEN, Clock.systemUTC()), true);
         return MockMvcBuilders.standaloneSetup(controller).setControllerAdvice(new Problems(), new WireBodies())
                 .setMessageConverters(new WireBodies.Converter(), new JacksonJsonHttpMessageConverter(JSON))
                 .addFilters(auth).build();

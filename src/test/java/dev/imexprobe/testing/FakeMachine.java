@@ -181,7 +181,8 @@ public final class FakeMachine {
     /** The allocation files of live (or not yet collected) allocations. */
     public List<Path> stateFiles() {
         try (Stream<Path> s = Files.list(stateDir)) {
-            return s.toList();
+            // not the EXCLUSIVE_PROCESS lock files (exclusive-*), which stay
+            return s.filter(p -> !p.getFileName().toString().startsWith("exclusive-")).toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -1,0 +1,46 @@
+package dev.imexprobe.probe;
+
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.FindingCode;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Asked before any driver work on a local GPU: why no context may be created there (compute mode, MIG; decided by
+ * cuda/ContextPolicy from the node's report), or null. A refused exchange runs no stage and is "not probed".
+ */
+@FunctionalInterface
+public interface ContextGuard {
+
+    ContextGuard NONE = gpu -> null;
+
+    Finding refusal(int gpu);
+
+    /** The stages of a refused exchange: each reported, none run. */
+    static List<StageResult> skipped(List<Stage> stages, Finding why) {
+        String detail = "not run: no context is created on this GPU (" + why.code() + ")";
+        return stages.stream().map(s -> StageResult.skipped(s, detail)).toList();
+    }
+
+    /**
+     * The finding a GPU's agent gave for creating no context on it ({@code notProbed} in its /v1/node), with the
+     * GPU as evidence; null for none or a code this agent does not know.
+     */
+    static Finding of(GpuSelector.Gpu gpu) {
+        if (gpu == null || gpu.notProbed() == null) {
+            return null;
+        }
+        FindingCode code;
+        try {
+            code = FindingCode.valueOf(gpu.notProbed());
+        } catch (IllegalArgumentException e) {
+            return null; // a code this agent does not know: the peer's own answer will say
+        }
+        Map<String, Object> e = new LinkedHashMap<>();
+        e.put("gpu", gpu.index());
+        e.put("uuid", gpu.uuid());
+        return code.finding(e);
+    }
+}
