@@ -15,7 +15,8 @@
 #   --driver   auto (default): the real libcuda.so.1 when the dynamic linker or a usual driver folder has it, else
 #              the fake driver (target/native/fake, or the copy inside the jar)
 #   --keep     keep the work folder (agent logs, the driver floor's JSON) and print where it is
-#   --sections http,micro,probe,cost,copy,scale (default: all; cost: GPU memory and CPU of an idle agent
+#   --sections http,micro,probe,cost,copy,scale,domains (default: all but domains; domains: one agent of a
+#              72-GPU domain alone, then inside 8 domains of 72 (576 GPUs); cost: GPU memory and CPU of an idle agent
 #              and of one in rounds, per GPU)   --copy-sizes 256M,1G
 #   --scale-rounds W,M   the 30 s scale run: W mesh rounds of warm-up, M intervals measured (default 2,4)
 #   --compare-jar OTHER.jar [--compare-hops N] [--compare-agent-jvm "FLAGS"]   before/after: a second pair of

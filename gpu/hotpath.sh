@@ -1,65 +1,151 @@
 #!/usr/bin/env bash
-# The probe's hot path on the H200, in one lease (docs/performance.md, "The hot path"): the seed-style Python peer
-# (bench/seed_peer.py) and imexprobe's /probe between two agents on loopback, same GPU, 2 MiB, one after the other
-# in one run, with a JFR recording of both agents (1 ms execution sampling) to say where the time goes.
-#   J=$(bash .gpu-bundle/unpack.sh); OUT=/tmp/out J=$J bash gpu/hotpath.sh
-# The bundle must carry the jdk.jfr module (gpu/bundle.sh does). COUNT probes after WARMUP (default 500 / 300).
-# Writes $OUT/hotpath.json (the figures), $OUT/hotpath.log, $OUT/agent-{a,b}.jfr. Never calls multicast.
+# The probe's hot path on the H200, every figure of issue 23's goals in ONE run (docs/performance.md, "The hot
+# path"): the seed-style Python peer (bench/seed_peer.py), the C driver floor (bench/driver_floor.c, before and
+# right after the probes; the mean of the two p50s), imexprobe's /probe push between two agents on loopback with
+# and without write-back (same GPU, 2 MiB), the HTTP floor (the bench's own, the agents' PeerHttp client), and the
+# issue-8 ratio = /probe write-back p50 / (driver floor p50 + HTTP floor p50). p50 and p99 of each.
+#   J=$(bash .gpu-bundle/unpack.sh); OUT=/tmp/out J=$J bash gpu/hotpath.sh          # about 1.5 minutes
+# COUNT probes after WARMUP (default 500 / 300) for each write-back setting, in 5 rounds. With
+# .gpu-bundle/old-classes.tgz (OLD_CLASSES) a second pair of agents from the other build is probed alternately. JFR=1 also records both agents
+# (1 ms execution sampling; the bundle carries jdk.jfr): the judged figures are then under the profiler, so the
+# default is off. Writes $OUT/hotpath.json (every figure), $OUT/hotpath.log, the floors' and agents' files.
+# Never calls multicast.
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 J=${J:-$(bash .gpu-bundle/unpack.sh)}
 JAR=${JAR:-.gpu-bundle/imexprobe.jar}
+BENCH_JAR=${BENCH_JAR:-$(dirname "$JAR")/imexprobe-bench.jar}
 COUNT=${COUNT:-500}; WARMUP=${WARMUP:-300}
-export NCCL_NVLS_ENABLE=0 CUDA_DEVICE_MAX_CONNECTIONS=1 IMEXPROBE_AUTH_TOKEN=hotpath-token-0123456789abcdef
+export NCCL_NVLS_ENABLE=0 CUDA_DEVICE_MAX_CONNECTIONS=1 MALLOC_ARENA_MAX=2 IMEXPROBE_AUTH_TOKEN=hotpath-token-0123456789abcdef
 LOG=$OUT/hotpath.log; : > "$LOG"
 say() { echo "$*" | tee -a "$LOG"; }
-say "=== $(date -u) gpu/hotpath.sh, $(nproc) CPUs"
+say "=== $(date -u) gpu/hotpath.sh, $(nproc) CPUs, $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 nvidia-smi --query-gpu=index,name,driver_version,memory.used --format=csv,noheader 2>&1 | tee -a "$LOG"
 MAJ=$(awk '$2=="nvidia-caps-imex-channels"{print $1}' /proc/devices)
 mkdir -p /dev/nvidia-caps-imex-channels
 [ -e /dev/nvidia-caps-imex-channels/channel0 ] || mknod -m 666 /dev/nvidia-caps-imex-channels/channel0 c "$MAJ" 0
 
 say "=== seed-style Python peer"
-PYTHONUNBUFFERED=1 timeout 180 python3 bench/seed_peer.py --count "$COUNT" --warmup 50 --json "$OUT/seed.json" 2>&1 | tee -a "$LOG"
+PYTHONUNBUFFERED=1 timeout 120 python3 bench/seed_peer.py --count "$COUNT" --warmup 50 --json "$OUT/seed.json" 2>&1 | tee -a "$LOG"
 
-say "=== two agents (the image's JVM flags), JFR on both"
-PIDS=""
-for n in a b; do
-  port=$([ $n = a ] && echo 18081 || echo 18082)
-  IMEXPROBE_NODE_NAME=hot-$n SERVER_PORT=$port IMEXPROBE_MESH_INTERVAL=1h setsid "$J" -XX:+UseSerialGC \
-    -XX:TieredStopAtLevel=1 -Djava.io.tmpdir=/tmp \
-    "-XX:StartFlightRecording=filename=$OUT/agent-$n.jfr,settings=profile,jdk.ExecutionSample#period=1ms,dumponexit=true" \
-    -jar "$JAR" serve > "$OUT/agent-$n.log" 2>&1 &
-  PIDS="$PIDS $!"
+say "=== C driver floor, before the probes"
+gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter -Inative/include -Inative/src \
+  native/src/loader.c bench/driver_floor.c -o "$OUT/driver_floor" -ldl -lpthread 2>&1 | tee -a "$LOG"
+timeout 60 "$OUT/driver_floor" --iterations "$COUNT" --warmup 50 --out "$OUT/floor-before.json" 2>&1 | tee -a "$LOG"
+
+# A before/after in the same run when the bundle carries the other build's classes (OLD_CLASSES, made as
+# gpu/peerhttp_ab.sh says): a second pair of agents from those classes, probed alternately with this build's.
+OLD_CLASSES=${OLD_CLASSES:-.gpu-bundle/old-classes.tgz}
+PAIRS="new:$JAR"
+if [ -f "$OLD_CLASSES" ]; then
+  python3 gpu/swap_classes.py "$JAR" "$OLD_CLASSES" /tmp/hotpath-old.jar && PAIRS="$PAIRS old:/tmp/hotpath-old.jar"
+fi
+say "=== agents (the image's JVM flags): $PAIRS$([ "${JFR:-0}" = 1 ] && echo ', JFR on each')"
+PIDS=""; PORTS=""; port=18081
+for pair in $PAIRS; do
+  tag=${pair%%:*}; jar=${pair#*:}
+  for n in a b; do
+    jfr=()
+    [ "${JFR:-0}" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$OUT/agent-$tag-$n.jfr,settings=profile,jdk.ExecutionSample#period=1ms,dumponexit=true" -XX:FlightRecorderOptions:stackdepth=256)
+    IMEXPROBE_NODE_NAME=hot-$tag-$n SERVER_PORT=$port IMEXPROBE_MESH_INTERVAL=1h setsid "$J" -XX:+UseSerialGC \
+      -XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=60 -XX:MaxRAM=512m -Djava.io.tmpdir=/tmp "${jfr[@]}" \
+      -jar "$jar" serve > "$OUT/agent-$tag-$n.log" 2>&1 &
+    PIDS="$PIDS $!"; PORTS="$PORTS $port"; port=$((port + 1))
+  done
 done
-for p in 18081 18082; do
-  for i in $(seq 120); do curl -sf localhost:$p/actuator/health/readiness >/dev/null && break; sleep 0.25; done
+for p in $PORTS; do
+  for i in $(seq 160); do curl -sf localhost:$p/actuator/health/readiness >/dev/null && break; sleep 0.25; done
 done
-PYTHONUNBUFFERED=1 timeout 300 python3 - "$COUNT" "$WARMUP" "$OUT/hotpath.json" <<'PY' 2>&1 | tee -a "$LOG"
+PYTHONUNBUFFERED=1 timeout 200 python3 - "$COUNT" "$WARMUP" "$OUT/probe.json" $PAIRS <<'PY' 2>&1 | tee -a "$LOG"
 import http.client, json, socket, sys, time
 count, warmup, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-c = http.client.HTTPConnection("127.0.0.1", 18081, timeout=30); c.connect()
-c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+tags = [p.split(":")[0] for p in sys.argv[4:]]
+ROUNDS = 5
 def q(s, p): return round(s[min(len(s) - 1, int(round(p * (len(s) - 1))))], 3)
-res = {}
-for wb in ("false", "true"):
-    path = f"/probe?target=127.0.0.1:18082&direction=push&writeback={wb}&sizeBytes=2097152"
-    times, fails, stages = [], 0, {}
-    for i in range(warmup + count):
+conns = {}
+for i, tag in enumerate(tags):
+    c = http.client.HTTPConnection("127.0.0.1", 18081 + 2 * i, timeout=30); c.connect()
+    c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1); conns[tag] = (c, 18082 + 2 * i)
+samples = {(t, wb): ([], [], {}, [0]) for t in tags for wb in ("false", "true")}
+def run(tag, wb, n, keep):
+    c, target = conns[tag]
+    path = f"/probe?target=127.0.0.1:{target}&direction=push&writeback={wb}&sizeBytes=2097152"
+    times, server, stages, fails = samples[(tag, wb)]
+    for _ in range(n):
         t = time.perf_counter(); c.request("GET", path); r = json.loads(c.getresponse().read())
         ms = (time.perf_counter() - t) * 1000
-        if i >= warmup:
-            times.append(ms); fails += r["verdict"] != "pass"
+        if keep:
+            times.append(ms); server.append(r["durationSeconds"] * 1000); fails[0] += r["verdict"] != "pass"
             for st in r["results"][0]["stages"]:
                 stages.setdefault(st["name"], []).append(st["durationSeconds"] * 1000)
+for tag in tags:
+    for wb in ("false", "true"): run(tag, wb, warmup, False)
+for r in range(ROUNDS):  # the pairs alternate, so that both builds see the same machine
+    for tag in (tags if r % 2 == 0 else tags[::-1]):
+        for wb in ("false", "true"): run(tag, wb, count // ROUNDS, True)
+res = {}
+for (tag, wb), (times, server, stages, fails) in samples.items():
     s = sorted(times)
-    res["writeback=" + wb] = {"probes": len(s), "failures": fails, "p50Ms": q(s, .5), "p90Ms": q(s, .9), "p99Ms": q(s, .99),
-                              "stageP50Ms": {k: q(sorted(v), .5) for k, v in stages.items()}}
-    print(f"/probe push writeback={wb}: {len(s)} probes, {fails} failed; p50 {q(s, .5)} ms, p90 {q(s, .9)} ms, p99 {q(s, .99)} ms")
-    print("  stage p50 ms:", res["writeback=" + wb]["stageP50Ms"])
+    key = ("" if tag == "new" else tag + ":") + "writeback=" + wb
+    res[key] = {"build": tag, "probes": len(s), "failures": fails[0], "p50Ms": q(s, .5), "p90Ms": q(s, .9),
+                "p99Ms": q(s, .99), "agentDurationP50Ms": q(sorted(server), .5),
+                "stageP50Ms": {k: q(sorted(v), .5) for k, v in stages.items()}}
+    print(f"/probe push writeback={wb} [{tag} build]: {len(s)} probes, {fails[0]} failed; p50 {q(s, .5)} ms, "
+          f"p90 {q(s, .9)} ms, p99 {q(s, .99)} ms; agent's own p50 {q(sorted(server), .5)} ms")
+    print("  stage p50 ms:", res[key]["stageP50Ms"])
 json.dump(res, open(out, "w"), indent=1)
 PY
+for p in $PORTS; do
+  echo "agent :$p VmRSS $(grep VmRSS /proc/$(ss -ltnpH "sport = :$p" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)/status 2>/dev/null | awk '{print $2, $3}')" | tee -a "$LOG"
+done
 kill $PIDS 2>/dev/null
 for p in $PIDS; do for i in $(seq 80); do kill -0 $p 2>/dev/null || break; sleep 0.25; done; done  # JFR dumps at exit
+
+say "=== C driver floor, right after the probes"
+timeout 60 "$OUT/driver_floor" --iterations "$COUNT" --warmup 50 --out "$OUT/floor-after.json" 2>&1 | tee -a "$LOG"
+
+say "=== HTTP floor (the bench's, the agents' own client)"
+mkdir -p "$OUT/httpwork"
+timeout 90 "$J" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Dloader.path="$BENCH_JAR" \
+  -Dloader.main=dev.imexprobe.bench.Bench -cp "$JAR" org.springframework.boot.loader.launch.PropertiesLauncher \
+  --jar "$JAR" --java "$J" --work "$OUT/httpwork" --sections http --out "$OUT/httpfloor.json" 2>&1 | tail -4 | tee -a "$LOG"
+
+say "=== summary"
+python3 - "$OUT" <<'PY' 2>&1 | tee -a "$LOG"
+import json, os, sys
+out = sys.argv[1]
+def load(n):
+    try: return json.load(open(os.path.join(out, n)))
+    except Exception as e: return None
+seed, probe, fb, fa, http = (load(n) for n in ("seed.json", "probe.json", "floor-before.json", "floor-after.json", "httpfloor.json"))
+rows, res = [], {}
+if seed: rows.append(("seed-style Python peer", seed["p50Ms"], seed["p99Ms"])); res["seed"] = seed
+if probe:
+    for wb in ("false", "true"):
+        p = probe.get("writeback=" + wb)
+        if p: rows.append((f"/probe push writeback={wb} ({p['failures']} failed)", p["p50Ms"], p["p99Ms"]))
+        o = probe.get("old:writeback=" + wb)
+        if o: rows.append((f"  the other build (OLD_CLASSES), writeback={wb} ({o['failures']} failed)", o["p50Ms"], o["p99Ms"]))
+    res["probe"] = probe
+floor = None
+if fb and fa:
+    floor = {k: round((fb["total"][k] + fa["total"][k]) / 2, 3) for k in ("p50", "p99")}
+    rows.append((f"C driver floor (before {fb['total']['p50']:.3f}, after {fa['total']['p50']:.3f})", floor["p50"], floor["p99"]))
+    res["driverFloor"] = {"mean": floor, "before": fb["total"], "after": fa["total"]}
+hf = http and http.get("httpFloor")
+if hf: rows.append(("HTTP floor", round(hf["p50"], 3), round(hf["p99"], 3))); res["httpFloor"] = hf
+for name, p50, p99 in rows: print(f"  {name:<58} p50 {p50:8.3f} ms   p99 {p99:8.3f} ms")
+if probe and seed and "writeback=false" in probe:
+    d = probe["writeback=false"]["p50Ms"] - seed["p50Ms"]
+    print(f"  goal 1: /probe wb=false p50 <= Python p50: {probe['writeback=false']['p50Ms']:.3f} vs {seed['p50Ms']:.3f} ms "
+          f"-> {'PASS' if d <= 0 else 'MISS by %.3f ms' % d}")
+    res["goalPythonPass"] = d <= 0
+if probe and floor and hf and "writeback=true" in probe:
+    ratio = probe["writeback=true"]["p50Ms"] / (floor["p50"] + hf["p50"])
+    print(f"  goal 2: ratio = {probe['writeback=true']['p50Ms']:.3f} / ({floor['p50']:.3f} + {hf['p50']:.3f}) = {ratio:.3f}"
+          f" (<= 1.5: {'PASS' if ratio <= 1.5 else 'MISS'})")
+    res["ratio"] = round(ratio, 3)
+json.dump(res, open(os.path.join(out, "hotpath.json"), "w"), indent=1)
+PY
 ls -la "$OUT" | tee -a "$LOG"
 say "GPU memory used at the end: $(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1) MiB"

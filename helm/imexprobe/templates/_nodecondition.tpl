@@ -26,7 +26,20 @@ Call with the root context.
 {{- end }}
 {{- end }}
 
-{{/* Whether the agent needs a service-account token: discovery through the API, or the Node condition. */}}
+{{/*
+Whether the agent needs a service-account token: discovery through the API, the Node condition, or the
+ComputeDomain status.
+*/}}
 {{- define "imexprobe.usesApi" -}}
-{{- if or (eq .Values.peers.discovery "kubernetes") .Values.nodeCondition.enabled }}true{{ end }}
+{{- if or (eq .Values.peers.discovery "kubernetes") .Values.nodeCondition.enabled .Values.computeDomainStatus.enabled }}true{{ end }}
+{{- end }}
+
+{{/* The agent's env for the ComputeDomain status in /v1/node: nothing when computeDomainStatus.enabled is false. */}}
+{{- define "imexprobe.computeDomainStatusEnv" -}}
+{{- if .Values.computeDomainStatus.enabled }}
+- name: IMEXPROBE_COMPUTEDOMAINS_ENABLED
+  value: "true"
+- name: IMEXPROBE_COMPUTEDOMAINS_INTERVAL
+  value: {{ .Values.computeDomainStatus.interval | quote }}
+{{- end }}
 {{- end }}

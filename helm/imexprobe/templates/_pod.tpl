@@ -134,6 +134,7 @@ spec:
         - name: NVIDIA_DRIVER_CAPABILITIES
           value: compute,utility
         {{- include "imexprobe.nodeConditionEnv" $root | nindent 8 }}
+        {{- include "imexprobe.computeDomainStatusEnv" $root | nindent 8 }}
         {{- with $v.agent.extraEnv }}
         {{- toYaml . | nindent 8 }}
         {{- end }}

@@ -57,6 +57,35 @@ public final class Bench {
         System.exit(code);
     }
 
+    /**
+     * The cluster's series from one measured agent of a symmetric cluster (every agent one GPU, domains of equal
+     * size): its pair series times the agents, against what the same families would be if every agent kept a pair
+     * with every other GPU (all pairs, N²). Computed, not scraped by a Prometheus.
+     */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> clusterSeries(Map<String, Object> run, int domains, int domainGpus) {
+        Map<String, Object> scrape = (Map<String, Object>) run.get("scrape");
+        long series = ((Number) scrape.get("series")).longValue();
+        long pairSeries = ((Number) scrape.get("pairSeries")).longValue();
+        int n = domains * domainGpus;
+        long perPeer = Math.round(pairSeries / (double) (domainGpus - 1));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("gpus", n);
+        m.put("agents", n);
+        m.put("agentSeries", series);
+        m.put("agentPairSeries", pairSeries);
+        m.put("pairSeriesPerPeer", perPeer);
+        m.put("clusterSeries", (long) n * series);
+        m.put("clusterPairSeries", (long) n * pairSeries);
+        m.put("clusterPairSeriesFormula", "Σ dᵢ(dᵢ-1) × families = " + domains + " × " + domainGpus + " × "
+                + (domainGpus - 1) + " × " + perPeer);
+        m.put("allPairsClusterPairSeries", (long) n * (n - 1) * perPeer);
+        m.put("allPairsClusterSeries", (long) n * (series - pairSeries + (long) (n - 1) * perPeer));
+        m.put("note", "an agent's series × " + n + " agents (one GPU each); all pairs: every agent keeping pair "
+                + "series for the other " + (n - 1) + " GPUs");
+        return m;
+    }
+
     static int run(String[] args, PrintStream out) throws Exception {
         boolean quick = false;
         Path outFile = null;
@@ -68,6 +97,7 @@ public final class Bench {
         List<String> agentJvm = List.of();
         Map<String, String> agentEnv = new LinkedHashMap<>();
         Set<String> sections = Set.of("http", "micro", "probe", "cost", "copy", "scale");
+        // "domains" (not in the default set): one agent of a 72-GPU domain alone, then inside 8 domains (576 GPUs)
         String copySizes = null;
         Path compareJar = null;
         int compareHops = POOL_HOPS_PER_PUSH_PROBE;
@@ -248,6 +278,25 @@ public final class Bench {
             if (runs.size() == 2) {
                 figures.put("domain576", domainEstimate(runs.get(0), runs.get(1)));
             }
+        }
+        if (sections.contains("domains")) {
+            Duration interval = Duration.ofSeconds(quick ? 2 : 3);
+            int warmup = quick ? 1 : 3;
+            int measured = quick ? 2 : 5;
+            Map<String, Object> d = new LinkedHashMap<>();
+            progress("domains: one agent of a 72-GPU domain, alone (71 peers), interval " + interval.toSeconds() + " s");
+            Map<String, Object> alone = new ScaleRun(driver, json).run(s, env, new ScaleRun.Plan(71, interval, warmup,
+                    measured, quick ? 3 : 20, false, 0));
+            d.put("oneDomain", alone);
+            figures.put("domains", d);
+            save(json, outFile, figures, true);
+            progress("domains: the same agent inside 8 domains of 72 (575 peers, 504 in other domains)");
+            Map<String, Object> eight = new ScaleRun(driver, json).run(s, env, new ScaleRun.Plan(71, interval, warmup,
+                    measured, quick ? 3 : 20, false, 7));
+            d.put("eightDomains", eight);
+            d.put("cluster576", clusterSeries(eight, 8, ScaleRun.DOMAIN_GPUS));
+            figures.put("domains", d);
+            save(json, outFile, figures, true);
         }
         figures.put("loadAverageAtEnd", loadAverage());
         List<Row> rows = table(figures, fake, quick, readies);

@@ -62,8 +62,15 @@ final class ScaleRun {
      * What to run: peers, the mesh interval, how many whole rounds to let pass before measuring (JIT, first
      * identification of every peer), how many whole intervals to measure, how many scrapes.
      */
-    record Plan(int peers, Duration interval, int warmupRounds, int intervals, int scrapes, boolean pairLabels) {
+    record Plan(int peers, Duration interval, int warmupRounds, int intervals, int scrapes, boolean pairLabels,
+                int otherDomains) {
+        Plan(int peers, Duration interval, int warmupRounds, int intervals, int scrapes, boolean pairLabels) {
+            this(peers, interval, warmupRounds, intervals, scrapes, pairLabels, 0);
+        }
     }
+
+    /** GPUs of each other IMEX domain (an NVL72 rack each), simulated as one agent per GPU. */
+    static final int DOMAIN_GPUS = 72;
 
     private final CudaDriver driver;
     private final JsonMapper json;
@@ -78,8 +85,12 @@ final class ScaleRun {
         m.put("peers", plan.peers());
         m.put("intervalSeconds", plan.interval().toMillis() / 1000.0);
         m.put("stagePairLabels", plan.pairLabels());
-        m.put("topology", NODES + " nodes × " + GPUS_PER_NODE + " GPUs, one agent per GPU; this agent is node 0 GPU 0");
-        Simulator sim = new Simulator(plan.peers());
+        m.put("topology", NODES + " nodes × " + GPUS_PER_NODE + " GPUs, one agent per GPU; this agent is node 0 GPU 0"
+                + (plan.otherDomains() > 0 ? "; plus " + plan.otherDomains() + " other IMEX domains of " + DOMAIN_GPUS
+                + " GPUs (their agents answer GET /v1/node with their own domain; no pair with them is probed)" : ""));
+        m.put("otherDomains", plan.otherDomains());
+        m.put("otherDomainPeers", plan.otherDomains() * DOMAIN_GPUS);
+        Simulator sim = new Simulator(plan.peers(), plan.otherDomains() * DOMAIN_GPUS);
         try (sim; DriverExecutor pool = new DriverExecutor(16, Duration.ofSeconds(5))) {
             sim.start(pool);
             Map<String, String> agentEnv = new LinkedHashMap<>(env);
@@ -128,6 +139,7 @@ final class ScaleRun {
                     m.put("failureSamples", List.copyOf(sim.failureSamples));
                 }
                 m.put("scrape", scrape(agent, plan.scrapes()));
+                m.put("mesh", mesh(agent));
                 m.put("rssMiB", Stats.round(rss.stream().mapToDouble(Double::doubleValue).max().orElse(mem[0])));
                 m.put("rssAtEndMiB", Stats.round(mem[0]));
                 m.put("peakRssMiB", Stats.round(mem[1]));
@@ -202,6 +214,25 @@ final class ScaleRun {
         return m;
     }
 
+    /** The agent's own /v1/mesh: how many pairs it keeps, by state, and the document's size. */
+    private Map<String, Object> mesh(AgentProcess agent) throws Exception {
+        try (HttpClient c = HttpClient.newHttpClient()) {
+            long t = System.nanoTime();
+            HttpResponse<byte[]> r = c.send(HttpRequest.newBuilder(URI.create("http://" + agent.address() + "/v1/mesh"))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofByteArray());
+            double ms = (System.nanoTime() - t) / 1e6;
+            Map<String, Object> m = new LinkedHashMap<>();
+            Map<String, Integer> byState = new java.util.TreeMap<>();
+            for (JsonNode p : json.readTree(r.body()).path("pairs")) {
+                byState.merge(p.path("state").asString(), 1, Integer::sum);
+            }
+            m.put("pairsByState", byState);
+            m.put("bytes", r.body().length);
+            m.put("ms", Stats.round(ms));
+            return m;
+        }
+    }
+
     static String nodeName(int node) {
         return String.format("nvl72-node-%02d", node);
     }
@@ -210,6 +241,7 @@ final class ScaleRun {
     private final class Simulator implements AutoCloseable {
 
         private final int peers;
+        private final int otherPeers;
         private final List<MiniHttpServer> servers = new ArrayList<>();
         private final List<String> names = new ArrayList<>();
         private final AtomicLong importsServed = new AtomicLong();
@@ -224,8 +256,9 @@ final class ScaleRun {
         private ExportRegistry registry;
         private PeerClient client;
 
-        Simulator(int peers) {
+        Simulator(int peers, int otherPeers) {
             this.peers = peers;
+            this.otherPeers = otherPeers;
         }
 
         void start(DriverExecutor pool) throws Exception {
@@ -262,6 +295,24 @@ final class ScaleRun {
                 });
                 servers.add(server);
                 names.add(name);
+            }
+            // Agents of the other IMEX domains: they say who they are, in their own domain, and nothing else.
+            for (int i = 0; i < otherPeers; i++) {
+                int domain = 2 + i / DOMAIN_GPUS;
+                String name = String.format("nvl72-rack%d-node-%02d", domain, (i % DOMAIN_GPUS) / GPUS_PER_NODE);
+                ObjectNode doc = (ObjectNode) template.deepCopy();
+                ((ObjectNode) doc.get("agent")).put("id", String.format("%016x", ThreadLocalRandom.current().nextLong()))
+                        .put("node", name);
+                ArrayNode gpus = (ArrayNode) doc.get("gpus");
+                ((ObjectNode) gpus.get(0)).put("uuid", Payloads.uuid(100_000 + i)).put("index", 0)
+                        .put("imexDomain", "fabric:0b0e0c0d-0000-4000-8000-0000000bec00/" + domain);
+                while (gpus.size() > 1) {
+                    gpus.remove(1);
+                }
+                byte[] nodeBytes = json.writeValueAsBytes(doc);
+                servers.add(MiniHttpServer.start(0, (method, path, body) -> method.equals("GET")
+                        && path.startsWith("/v1/node") ? MiniHttpServer.Response.json(nodeBytes)
+                        : new MiniHttpServer.Response(404, "application/json", "{}".getBytes(StandardCharsets.UTF_8))));
             }
         }
 

@@ -3,6 +3,8 @@ package dev.imexprobe.agent;
 import dev.imexprobe.cuda.ContextPolicy;
 import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.JniCudaDriver;
+import dev.imexprobe.kubernetes.ComputeDomains;
+import dev.imexprobe.kubernetes.KubernetesApi;
 import dev.imexprobe.node.AgentIdentity;
 import dev.imexprobe.node.NodeInspectorSettings;
 import dev.imexprobe.node.NodeReporter;
@@ -47,12 +49,25 @@ public class AgentConfiguration {
                             @org.springframework.beans.factory.annotation.Value("${imexprobe.channel.mode:hostPath}")
                             String channelMode,
                             @org.springframework.beans.factory.annotation.Value("${imexprobe.node.fabric-stuck-after:5m}")
-                            java.time.Duration fabricStuckAfter) {
-        return new NodeService(new NodeReporter(driver, NodeInspectorSettings.defaults(), identity)
+                            java.time.Duration fabricStuckAfter,
+                            @org.springframework.beans.factory.annotation.Value(
+                                    "${imexprobe.computedomains.enabled:false}") boolean computeDomains,
+                            @org.springframework.beans.factory.annotation.Value(
+                                    "${imexprobe.computedomains.interval:60s}") Duration computeDomainsInterval,
+                            org.springframework.beans.factory.ObjectProvider<KubernetesApi> api) {
+        NodeReporter reporter = new NodeReporter(driver, NodeInspectorSettings.defaults(), identity)
                 .channelMode(channelMode, ChannelMode.observer(channelMode))
                 .policy(new ContextPolicy(properties.driver().probeExclusiveProcess()))
-                .joinClock(new dev.imexprobe.node.FabricJoinClock(fabricStuckAfter, java.time.Clock.systemUTC())),
-                executor);
+                .joinClock(new dev.imexprobe.node.FabricJoinClock(fabricStuckAfter, java.time.Clock.systemUTC()));
+        if (computeDomains) {
+            if (computeDomainsInterval.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("imexprobe.computedomains.interval must be at least 1s (every "
+                        + "agent lists them), got " + computeDomainsInterval);
+            }
+            reporter.computeDomains(new ComputeDomains(api.getObject(), identity.node(), computeDomainsInterval,
+                    Clock.systemUTC()));
+        }
+        return new NodeService(reporter, executor);
     }
 
     @Bean(destroyMethod = "close")

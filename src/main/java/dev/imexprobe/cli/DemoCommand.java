@@ -12,16 +12,22 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code demo}: a simulated IMEX domain on the fake driver — N nodes × M GPUs, one agent per GPU (the per-GPU
- * topology of the seed), real agent processes probing each other — with trouble built in so the diagnosis has
- * something to find: on the first node the seed failure model (same-node imports between containers that each
- * see one GPU fail with 101), and on the last node one agent without its IMEX channel (800). Everything it shows
+ * {@code demo}: a simulated cluster on the fake driver, real agent processes probing each other. NVLink domain 1 is
+ * N nodes × M GPUs, one agent per GPU (the per-GPU topology of the seed), with trouble built in so the diagnosis has
+ * something to find: on the first node the seed failure model (same-node imports between containers that each see
+ * one GPU fail with 101), and on the last node one agent without its IMEX channel (800). {@code --domains} NVLink
+ * domains in all (default 2: the others N nodes each, one agent per node) plus one HGX-style node without an NVLink
+ * fabric (its own IMEX domain): pairs across domains are shown as not probed, never as failures. Everything it shows
  * is labelled simulated. Ctrl-C or --duration stops every agent and removes every file it made.
  */
 final class DemoCommand {
 
-    /** @param port the first agent's port; 0 = the first free block from 18080 */
-    record Options(int nodes, int gpusPerNode, int port, Duration duration, Duration interval) {
+    /**
+     * @param nodes   nodes per NVLink domain
+     * @param domains NVLink domains (cliques of one cluster); one HGX-style node-local node comes on top
+     * @param port    the first agent's port; 0 = the first free block from 18080
+     */
+    record Options(int nodes, int gpusPerNode, int domains, int port, Duration duration, Duration interval) {
     }
 
     private DemoCommand() {
@@ -36,14 +42,14 @@ final class DemoCommand {
             Main.usage();
             return Main.USAGE;
         }
-        int agentCount = o.nodes() * o.gpusPerNode();
+        int agentCount = DemoDomain.agentCount(o);
         int base = o.port() > 0 ? o.port() : DemoDomain.freeBlock(18080, agentCount);
         if (base < 0 || !DemoDomain.free(base, agentCount)) {
             System.err.println("demo: ports " + (o.port() > 0 ? o.port() : 18080) + "… are taken; pass --port with "
                     + agentCount + " free ports in a row");
             return 1;
         }
-        o = new Options(o.nodes(), o.gpusPerNode(), base, o.duration(), o.interval());
+        o = new Options(o.nodes(), o.gpusPerNode(), o.domains(), base, o.duration(), o.interval());
         Path root;
         try {
             root = Files.createTempDirectory("imexprobe-demo-");
@@ -60,11 +66,14 @@ final class DemoCommand {
                 processes.add(DemoProcesses.start(a, root));
             }
             DemoAgent first = agents.getFirst();
-            out.printf("SIMULATED IMEX domain: %d nodes × %d GPUs, %d agents on the fake driver (nothing here runs on a GPU)%n",
-                    o.nodes(), o.gpusPerNode(), agents.size());
+            out.printf("SIMULATED cluster: %d NVLink domains of %d nodes × %d GPUs and one HGX-style node (%s, no NVLink "
+                    + "fabric: its own IMEX domain), %d agents on the fake driver (nothing here runs on a GPU)%n",
+                    o.domains(), o.nodes(), o.gpusPerNode(), DemoDomain.HGX_NODE, agents.size());
+            out.println("pairs across IMEX domains cannot import by design: not probed (grey), never failed");
             out.printf("built-in trouble: %s runs the seed failure model (same-node imports → 101); %s has no IMEX channel (→ 800)%n",
-                    agents.getFirst().node(), DemoDomain.troubleAgent(agents).node() + " GPU " + DemoDomain.troubleAgent(agents).gpu());
-            DemoProcesses.waitReady(agents, processes, Duration.ofSeconds(90));
+                    agents.getFirst().node(), DemoDomain.troubleAgent(agents).name());
+            // JVMs starting side by side share the machine's cores: the limit grows with their number.
+            DemoProcesses.waitReady(agents, processes, Duration.ofSeconds(60 + 15L * agents.size()));
             out.printf("matrix page:  http://localhost:%d/%n", first.port());
             out.printf("metrics:      http://localhost:%d/actuator/prometheus%n", first.port());
             out.printf("mesh (JSON):  http://localhost:%d/v1/mesh?scope=domain%n", first.port());
@@ -92,6 +101,7 @@ final class DemoCommand {
     static Options parse(String[] args) {
         int nodes = 2;
         int gpus = 2;
+        int domains = 2;
         int port = 0;
         Duration duration = null;
         Duration interval = Duration.ofSeconds(2);
@@ -100,6 +110,7 @@ final class DemoCommand {
             switch (a) {
                 case "--nodes" -> nodes = number(args, ++i, a, 1, 16);
                 case "--gpus-per-node" -> gpus = number(args, ++i, a, 1, 8);
+                case "--domains" -> domains = number(args, ++i, a, 1, 8);
                 case "--port" -> port = number(args, ++i, a, 1024, 64000);
                 case "--duration" -> duration = duration(args, ++i, a);
                 case "--interval" -> interval = duration(args, ++i, a);
@@ -109,7 +120,12 @@ final class DemoCommand {
         if (nodes * gpus < 2) {
             throw new IllegalArgumentException("a domain needs at least two agents (--nodes × --gpus-per-node ≥ 2)");
         }
-        return new Options(nodes, gpus, port, duration, interval);
+        Options o = new Options(nodes, gpus, domains, port, duration, interval);
+        if (DemoDomain.agentCount(o) > 64) {
+            throw new IllegalArgumentException("that is " + DemoDomain.agentCount(o) + " agent processes; the demo "
+                    + "starts at most 64 (fewer --nodes, --gpus-per-node or --domains)");
+        }
+        return o;
     }
 
     private static int number(String[] args, int i, String name, int min, int max) {

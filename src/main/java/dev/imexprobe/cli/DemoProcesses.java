@@ -49,7 +49,7 @@ final class DemoProcesses {
         pb.environment().keySet().removeIf(k -> k.startsWith("IMEXPROBE_") || k.startsWith("FAKECUDA_"));
         pb.environment().putAll(a.env());
         pb.redirectErrorStream(true);
-        pb.redirectOutput(root.resolve("agent-" + a.node() + "-gpu" + a.gpu() + ".log").toFile());
+        pb.redirectOutput(root.resolve("agent-" + a.node() + (a.gpu() < 0 ? "" : "-gpu" + a.gpu()) + ".log").toFile());
         return pb.start();
     }
 
@@ -60,7 +60,7 @@ final class DemoProcesses {
         for (int i = 0; i < agents.size(); i++) {
             while (true) {
                 if (!processes.get(i).isAlive()) {
-                    throw new IOException("agent " + agents.get(i).node() + " GPU " + agents.get(i).gpu()
+                    throw new IOException("agent " + agents.get(i).name()
                             + " exited; its log is beside the demo's state");
                 }
                 if (status(http, "http://" + agents.get(i).address() + "/actuator/health/liveness") == 200) {

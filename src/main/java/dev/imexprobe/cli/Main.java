@@ -51,8 +51,9 @@ public final class Main {
                   ladder [--json]                              the isolation ladder for same-node imports
                   preflight --expect N [--deadline 120s] [--json]
                                                                all-to-all imports between a job's pods, before the job (exit 0 pass, 1 fail, 2 could not tell)
-                  demo [--nodes N] [--gpus-per-node M] [--port P] [--duration 20s]
-                                                               a simulated IMEX domain on the fake driver (no GPU needed)
+                  demo [--nodes N] [--gpus-per-node M] [--domains D] [--port P] [--duration 20s]
+                                                               a simulated cluster on the fake driver (no GPU needed): D NVLink
+                                                               domains of N nodes × M GPUs plus one HGX-style node
                 """);
     }
 }

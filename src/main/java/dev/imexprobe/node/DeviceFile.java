@@ -82,6 +82,21 @@ record DeviceFile(Path path, Type type, Integer major, Integer minor, String sta
      * Returns {@code null} on success, otherwise why it failed. Only regular files and character devices are opened:
      * opening a FIFO for read blocks until a writer appears, and a directory is never what the driver wants.
      */
+    /** open(2) calls made by {@link #openForReadError()}: observer mode must make none on channels (a test reads it). */
+    static final java.util.concurrent.atomic.LongAdder OPENS = new java.util.concurrent.atomic.LongAdder();
+
+    /**
+     * As {@link #openForReadError()} without opening: access(2) R_OK on a device or file (permission bits only; the
+     * device cgroup is not asked). For observer mode, which lists channel devices and never opens them.
+     */
+    String accessForReadError() {
+        return switch (type) {
+            case CHAR_DEVICE, REGULAR -> Files.isReadable(path) ? null
+                    : "no read permission (access(2); not opened: observer mode lists channels only)";
+            default -> openForReadError();
+        };
+    }
+
     String openForReadError() {
         return switch (type) {
             case MISSING -> statError != null ? statError : "does not exist";
@@ -90,6 +105,7 @@ record DeviceFile(Path path, Type type, Integer major, Integer minor, String sta
                     statError != null ? statError : "is a " + type.name().toLowerCase().replace('_', ' ')
                             + ", not opened";
             case CHAR_DEVICE, REGULAR -> {
+                OPENS.increment();
                 try (FileChannel ignored = FileChannel.open(path, StandardOpenOption.READ)) {
                     yield null;
                 } catch (IOException | SecurityException e) {

@@ -12,7 +12,11 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Reads an IMEX channel directory and /proc/devices into {@link ImexChannels}. Never throws for I/O trouble. */
+/**
+ * Reads an IMEX channel directory and /proc/devices into {@link ImexChannels}. Never throws for I/O trouble. With
+ * {@code open} false (observer mode) it lists and stat()s the channels and never opens one: a process that opened a
+ * channel would be one the driver could count as holding it.
+ */
 final class ImexChannelReader {
 
     // channelN with N in decimal without leading zeros, as the driver's tools name them. ImexChannelCount caps N
@@ -21,10 +25,12 @@ final class ImexChannelReader {
 
     private final Path directory;
     private final Path procDevices;
+    private final boolean open;
 
-    ImexChannelReader(Path directory, Path procRoot) {
+    ImexChannelReader(Path directory, Path procRoot, boolean open) {
         this.directory = directory;
         this.procDevices = procRoot.resolve("devices");
+        this.open = open;
     }
 
     ImexChannels read() {
@@ -34,12 +40,14 @@ final class ImexChannelReader {
         DeviceFile dir = DeviceFile.stat(directory);
         if (!dir.exists()) {
             // Not an error of the inspection: no channel was ever created here (measured: none exists at boot).
-            return new ImexChannels(directory.toString(), false, expectedMajor, List.of(), List.of(), joined(errors));
+            return new ImexChannels(directory.toString(), false, expectedMajor, List.of(), List.of(), joined(errors),
+                    open);
         }
         if (dir.type() != DeviceFile.Type.DIRECTORY) {
             errors.add(directory + " is not a directory (" + dir.type().name().toLowerCase()
                     + "): remove it and recreate the channel directory");
-            return new ImexChannels(directory.toString(), false, expectedMajor, List.of(), List.of(), joined(errors));
+            return new ImexChannels(directory.toString(), false, expectedMajor, List.of(), List.of(), joined(errors),
+                    open);
         }
 
         List<ImexChannel> channels = new ArrayList<>();
@@ -49,7 +57,7 @@ final class ImexChannelReader {
                 String name = entry.getFileName().toString();
                 Matcher m = CHANNEL.matcher(name);
                 if (m.matches()) {
-                    channels.add(channel(entry, name, Integer.parseInt(m.group(1)), expectedMajor));
+                    channels.add(channel(entry, name, Integer.parseInt(m.group(1)), expectedMajor, open));
                 } else {
                     ignored.add(name);
                 }
@@ -60,7 +68,7 @@ final class ImexChannelReader {
         }
         channels.sort(Comparator.comparingInt(ImexChannel::number));
         ignored.sort(Comparator.naturalOrder());
-        return new ImexChannels(directory.toString(), true, expectedMajor, channels, ignored, joined(errors));
+        return new ImexChannels(directory.toString(), true, expectedMajor, channels, ignored, joined(errors), open);
     }
 
     private Integer readExpectedMajor(List<String> errors) {
@@ -74,9 +82,9 @@ final class ImexChannelReader {
         return null;
     }
 
-    private static ImexChannel channel(Path entry, String name, int number, Integer expectedMajor) {
+    private static ImexChannel channel(Path entry, String name, int number, Integer expectedMajor, boolean open) {
         DeviceFile file = DeviceFile.stat(entry);
-        String readError = file.openForReadError();
+        String readError = open ? file.openForReadError() : file.accessForReadError();
         boolean charDevice = file.charDevice();
         boolean majorMatches = charDevice && expectedMajor != null && expectedMajor.equals(file.major());
         boolean minorMatches = charDevice && file.minor() == number;

@@ -13,6 +13,8 @@ import java.util.List;
  * @param channels      every {@code channelN} entry, sorted by N
  * @param ignored       other entry names, sorted; the driver ignores them too
  * @param error         why the directory or /proc/devices could not be read, null when both were
+ * @param opened        each channel was opened for reading to test it (readable = open succeeded); false in observer
+ *                      mode, which lists and stat()s the channels and never opens one (readable = access(2) R_OK)
  */
 public record ImexChannels(
         String directory,
@@ -20,7 +22,13 @@ public record ImexChannels(
         Integer expectedMajor,
         List<ImexChannel> channels,
         List<String> ignored,
-        String error) {
+        String error,
+        boolean opened) {
+
+    public ImexChannels(String directory, boolean exists, Integer expectedMajor, List<ImexChannel> channels,
+                        List<String> ignored, String error) {
+        this(directory, exists, expectedMajor, channels, ignored, error, true);
+    }
 
     public ImexChannels {
         channels = channels == null ? List.of() : List.copyOf(channels);

@@ -17,9 +17,16 @@ import java.util.function.Supplier;
 public final class NodeInspector {
 
     private final NodeInspectorSettings settings;
+    private final boolean openChannels;
 
     public NodeInspector(NodeInspectorSettings settings) {
+        this(settings, true);
+    }
+
+    /** @param openChannels false in observer mode: IMEX channels are listed and stat()ed, never opened */
+    public NodeInspector(NodeInspectorSettings settings, boolean openChannels) {
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.openChannels = openChannels;
     }
 
     public NodeInspectorSettings settings() {
@@ -44,7 +51,7 @@ public final class NodeInspector {
     public ImexChannels imexChannels() {
         String dir = settings.imexChannelDir().toString();
         return guarded("IMEX channels", () -> new ImexChannelReader(settings.imexChannelDir(),
-                settings.procRoot()).read(), error -> ImexChannels.failed(dir, error));
+                settings.procRoot(), openChannels).read(), error -> ImexChannels.failed(dir, error));
     }
 
     public DriverParams driverParams() {

@@ -1,5 +1,6 @@
 package dev.imexprobe.node;
 
+import dev.imexprobe.kubernetes.ComputeDomainStatus;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.Severity;
@@ -14,11 +15,22 @@ import java.util.List;
  * @param fake           true when the fake driver stands in: everything here is simulated
  * @param usableChannels channels the driver would honour for this process
  * @param channelMode    imexprobe.channel.mode: observer, hostPath or computeDomain (null outside the agent)
+ * @param computeDomains this node's ComputeDomains from the Kubernetes API (null unless
+ *                       imexprobe.computedomains.enabled)
  */
 public record NodeReport(AgentIdentity agent, boolean fake, DriverView driver, List<GpuDevice> gpus,
                          long usableChannels, ImexChannels imexChannels, ImexDaemon imexDaemon,
                          DriverParams driverParams, DeviceNodes deviceNodes, VisibleDevices visibleDevices,
-                         List<Finding> findings, Instant inspectedAt, String channelMode) {
+                         List<Finding> findings, Instant inspectedAt, String channelMode,
+                         ComputeDomainStatus computeDomains) {
+
+    public NodeReport(AgentIdentity agent, boolean fake, DriverView driver, List<GpuDevice> gpus, long usableChannels,
+                      ImexChannels imexChannels, ImexDaemon imexDaemon, DriverParams driverParams,
+                      DeviceNodes deviceNodes, VisibleDevices visibleDevices, List<Finding> findings,
+                      Instant inspectedAt, String channelMode) {
+        this(agent, fake, driver, gpus, usableChannels, imexChannels, imexDaemon, driverParams, deviceNodes,
+                visibleDevices, findings, inspectedAt, channelMode, null);
+    }
 
     /** A report of no particular channel mode (the CLI's). */
     public NodeReport(AgentIdentity agent, boolean fake, DriverView driver, List<GpuDevice> gpus, long usableChannels,

@@ -1,5 +1,7 @@
 package dev.imexprobe.node;
 
+import dev.imexprobe.kubernetes.ComputeDomainStatus;
+import java.util.function.Supplier;
 import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.DriverStatus;
 import dev.imexprobe.cuda.GpuInventory;
@@ -39,7 +41,7 @@ public final class NodeReporter {
 
     private NodeReport report(GpuInventory inventory) {
         DriverStatus status = driver.status();
-        NodeFacts facts = new NodeInspector(settingsFor(status)).inspect();
+        NodeFacts facts = new NodeInspector(settingsFor(status), !observer).inspect();
         NodeReport.DriverView view = new NodeReport.DriverView(status.cudaLoaded(), status.cudaLibrary(),
                 status.cudaLoaded() ? status.cudaMessage() : status.unavailableReason(), status.nvmlLoaded(),
                 status.nvmlLibrary(), status.nvmlMessage(), inventory.driverVersion(), inventory.cudaDriverVersion(),
@@ -59,7 +61,7 @@ public final class NodeReporter {
         return new NodeReport(identity, status.isFake(), view, java.util.List.copyOf(gpus),
                 LocalDiagnosis.usableChannels(facts.imexChannels(), status.isFake()), facts.imexChannels(),
                 facts.imexDaemon(), facts.driverParams(), facts.deviceNodes(), facts.visibleDevices(),
-                observed(java.util.List.copyOf(findings)), Instant.now(), channelMode);
+                observed(java.util.List.copyOf(findings)), Instant.now(), channelMode, computeDomains());
     }
 
     private volatile dev.imexprobe.cuda.ContextPolicy policy = dev.imexprobe.cuda.ContextPolicy.DEFAULT;
@@ -76,6 +78,27 @@ public final class NodeReporter {
 
     private volatile boolean observer;
     private volatile String channelMode;
+    private volatile Supplier<ComputeDomainStatus> computeDomains;
+
+    /** This node's ComputeDomains from the Kubernetes API (imexprobe.computedomains.enabled); cached by the source. */
+    public NodeReporter computeDomains(Supplier<ComputeDomainStatus> source) {
+        this.computeDomains = source;
+        return this;
+    }
+
+    private ComputeDomainStatus computeDomains() {
+        Supplier<ComputeDomainStatus> s = computeDomains;
+        if (s == null) {
+            return null;
+        }
+        try {
+            return s.get();
+        } catch (RuntimeException e) {
+            return new ComputeDomainStatus(ComputeDomainStatus.ERROR, String.valueOf(e), java.util.List.of(),
+                    Instant.now());
+        }
+    }
+
     private volatile FabricJoinClock joinClock;
 
     /** The agent's memory of fabric states across reports, so a state that does not move becomes FABRIC_STATE_STUCK. */

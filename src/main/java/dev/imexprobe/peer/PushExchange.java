@@ -78,9 +78,12 @@ final class PushExchange extends Exchange {
         // Only the importer's own stages count from its answer; create, export and transfer are ours.
         stitch.addAllExcept(remote, Stage.CREATE, Stage.EXPORT, Stage.TRANSFER, Stage.WRITEBACK, Stage.RELEASE);
         StageResult remoteWrite = find(remote, Stage.WRITEBACK);
-        StageResult check = remoteWrite != null && remoteWrite.ok() ? registry.verify(id, writebackSeed) : null;
+        // The check of the write-back and our release in one hop onto the driver pool.
+        List<StageResult> ours = registry.checkAndRelease(id, remoteWrite != null && remoteWrite.ok() ? writebackSeed : null);
+        StageResult check = ours != null && ours.size() == 2 ? ours.getFirst() : null;
+        StageResult release = ours == null ? null : ours.getLast();
         stitch.add(StageStitch.mergeWriteback(remoteWrite, check));
-        stitch.add(StageStitch.mergeRelease(find(remote, Stage.RELEASE), registry.release(id)));
+        stitch.add(StageStitch.mergeRelease(find(remote, Stage.RELEASE), release));
         return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, null, start, debug);
     }
 }

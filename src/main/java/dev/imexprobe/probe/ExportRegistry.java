@@ -139,6 +139,39 @@ public final class ExportRegistry implements AutoCloseable {
         return engine.run(e.session().withWritebackSeed(seed), List.of(new WritebackStage(WritebackStage.Side.CHECK))).getFirst();
     }
 
+    /**
+     * The write-back check and the release of a probe's export as one list on one driver thread (one hop, not
+     * two): what {@link #verify} then {@link #release} would report, the check's result first. The release runs
+     * whatever the check found; the check is skipped when {@code seed} is null. Null when there is no such export.
+     */
+    public List<StageResult> checkAndRelease(String id, Long seed) {
+        Export e = id == null ? null : exports.remove(id);
+        if (e == null) {
+            return null;
+        }
+        unreserve(e.sizeBytes(), e.holder());
+        if (seed == null || expired(e)) { // verify answers nothing for an expired export; release still runs
+            return engine.run(e.session(), List.of(RELEASE));
+        }
+        return engine.run(e.session(), List.of(new OnView(e.session().withWritebackSeed(seed), WRITEBACK_CHECK),
+                RELEASE));
+    }
+
+    private static final WritebackStage WRITEBACK_CHECK = new WritebackStage(WritebackStage.Side.CHECK);
+
+    /** A stage run on another view of the same session (the check reads through the export's own mapping). */
+    private record OnView(ProbeSession view, ProbeStage inner) implements ProbeStage {
+        @Override
+        public Stage stage() {
+            return inner.stage();
+        }
+
+        @Override
+        public StageOutcome run(ProbeSession ignored) {
+            return inner.run(view);
+        }
+    }
+
     /** Releases an export now; null when there is no such export. */
     public StageResult release(String id) {
         Export e = exports.remove(id);

@@ -3,6 +3,8 @@ package dev.imexprobe.web;
 import dev.imexprobe.agent.AgentConfiguration.AgentSignatureHolder;
 import dev.imexprobe.agent.AgentProperties;
 
+import jakarta.validation.Validator;
+
 import org.apache.catalina.core.StandardHost;
 
 import org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory;
@@ -13,6 +15,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.http.converter.HttpMessageConverters;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+
+import tools.jackson.databind.json.JsonMapper;
 
 /** Wires the web layer's filters and error pages; no logic here. */
 @Configuration(proxyBeanMethods = false)
@@ -30,6 +34,18 @@ public class WebConfiguration implements WebMvcConfigurer {
                 new AgentAuthFilter(signature.signature(), properties.auth().required()));
         r.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         r.addUrlPatterns("/v1/*");
+        return r;
+    }
+
+    /** /probe and /v1/imports answered without MVC's dispatch, after the auth filter (DirectRoutes says when). */
+    @Bean
+    FilterRegistrationBean<DirectRoutes> directRoutes(ProbeController probe, ImportController imports,
+                                                      Problems problems, JsonMapper json,
+                                                      Validator validator) {
+        FilterRegistrationBean<DirectRoutes> r = new FilterRegistrationBean<>(
+                new DirectRoutes(probe, imports, problems, json, validator));
+        r.setOrder(Ordered.HIGHEST_PRECEDENCE + 15);
+        r.addUrlPatterns(DirectRoutes.PROBE, DirectRoutes.IMPORTS);
         return r;
     }
 

@@ -28,16 +28,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The README's run command as a newcomer runs it: `java -jar target/imexprobe.jar demo`, here for a bounded
- * time. The built-in trouble must show up exactly where it was put, everything else must pass, and nothing may
- * be left behind.
+ * time. The default topology is two NVLink domains (4 per-GPU agents with the built-in trouble; 2 per-node agents
+ * of 2 GPUs) and one HGX-style node (1 agent, 2 GPUs, no NVLink fabric). The built-in trouble must show up exactly
+ * where it was put, every other pair within a domain must pass, every pair across domains must be "not probed"
+ * (DIFFERENT_IMEX_DOMAIN, grey), never failed, and nothing may be left behind.
  */
 class DemoIT {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    /** Ordered pairs between agents: 10 GPUs, 90 pairs, less the 2 + 2 + 2 within the three multi-GPU agents. */
+    private static final int PAIRS = 84;
 
     @Test
     void demoShowsTheSeedCaseAndTheChannelLessAgentAndLeavesNothingBehind() throws Exception {
-        int base = DemoDomain.freeBlock(21000 + (int) (ProcessHandle.current().pid() % 2000) * 4, 4);
+        int base = DemoDomain.freeBlock(21000 + (int) (ProcessHandle.current().pid() % 2000) * 8, 7);
         ProcessBuilder pb = new ProcessBuilder(NativeBuild.java(), "-jar", NativeBuild.jar().toString(), "demo",
                 "--duration", "20s", "--port", Integer.toString(base));
         pb.environment().keySet().removeIf(k -> k.startsWith("IMEXPROBE_") || k.startsWith("FAKECUDA_"));
@@ -58,7 +62,7 @@ class DemoIT {
         String page = null;
         JsonNode mesh = null;
         List<ProcessHandle> agents = new ArrayList<>();
-        long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
+        long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
         while (System.nanoTime() < deadline && demo.isAlive()) {
             if (lines.stream().anyMatch(l -> l.startsWith("matrix page:"))) {
                 demo.descendants().forEach(p -> {
@@ -67,7 +71,7 @@ class DemoIT {
                     }
                 });
                 mesh = get(http, "http://localhost:" + base + "/v1/mesh?scope=domain");
-                if (mesh != null && mesh.get("pairs").size() == 12 && resolved(mesh)) {
+                if (mesh != null && mesh.get("pairs").size() == PAIRS && resolved(mesh)) {
                     page = text(http, "http://localhost:" + base + "/");
                     break;
                 }
@@ -76,11 +80,24 @@ class DemoIT {
         }
         assertThat(mesh).as("demo output so far: %s", lines).isNotNull();
         assertThat(mesh.get("fake").asBoolean()).isTrue();
-        assertThat(mesh.get("pairs")).as("4 agents → 12 ordered pairs: %s", mesh).hasSize(12);
+        assertThat(mesh.get("pairs")).as("10 GPUs in 7 agents → 84 ordered pairs between agents: %s", mesh)
+                .hasSize(PAIRS);
         assertThat(resolved(mesh)).as("every pair probed: %s", mesh).isTrue();
 
         Map<String, Long> byFinding = new java.util.TreeMap<>();
+        java.util.Set<String> domains = new java.util.TreeSet<>();
         for (JsonNode p : mesh.get("pairs")) {
+            domains.add(p.path("domain").asString());
+            boolean hgx = p.get("sourceNode").asString().equals("demo-hgx") || p.get("targetNode").asString().equals("demo-hgx");
+            boolean rack2 = p.get("sourceNode").asString().startsWith("demo-rack2-");
+            boolean sameDomain = !hgx && rack2 == p.get("targetNode").asString().startsWith("demo-rack2-");
+            if (sameDomain) {
+                assertThat(p.get("state").asString()).as("%s", p).isIn("ok", "failed");
+            } else {
+                assertThat(p.get("state").asString()).as("%s", p).isEqualTo("not_probed");
+                assertThat(p.path("targetDomain").asString()).as("%s", p).isNotEqualTo(p.path("domain").asString())
+                        .isNotEmpty();
+            }
             String key = p.get("state").asString() + " " + p.path("cuResult").asInt(0) + " "
                     + p.path("finding").path("code").asString("-");
             byFinding.merge(key, 1L, Long::sum);
@@ -90,21 +107,29 @@ class DemoIT {
             }
         }
         // 2 seed pairs (both directions on node 1); the channel-less agent: 3 as exporter, 3 as importer.
+        // Domain 1: 4 ok; domain 2: 2 agents × 2 GPUs × 2 GPUs = 8 ok; across domains: 84 - 12 - 8 = 64, all grey.
         assertThat(byFinding).containsEntry("failed 101 SAME_NODE_INVALID_DEVICE", 2L)
                 .containsEntry("failed 800 CREATE_NOT_PERMITTED", 3L)
                 .containsEntry("failed 800 IMPORT_NOT_PERMITTED", 3L)
-                .containsEntry("ok 0 -", 4L).hasSize(4);
+                .containsEntry("ok 0 -", 12L)
+                .containsEntry("not_probed 0 DIFFERENT_IMEX_DOMAIN", 64L).hasSize(5);
+        assertThat(domains).as("the exporters' domains: 2 cliques of one cluster and the HGX node").hasSize(3)
+                .anyMatch(d -> d.endsWith("/1")).anyMatch(d -> d.endsWith("/2")).anyMatch(d -> d.equals("host:fake-demo-hgx"));
 
         assertThat(page).contains("SIMULATED").contains("<table id=\"matrix\"")
                 .contains("101 SAME_NODE_INVALID_DEVICE").contains("800 IMPORT_NOT_PERMITTED")
-                .contains("800 CREATE_NOT_PERMITTED");
-        assertThat(page.split("<td class=\"ok\"", -1)).hasSize(5);
+                .contains("800 CREATE_NOT_PERMITTED").contains("not probed — different domain");
+        assertThat(page.split("<td class=\"ok\"", -1)).hasSize(13);
         assertThat(page.split("<td class=\"failed\"", -1)).hasSize(9);
+        assertThat(page.split("<h2 class=\"domain\">", -1)).as("a section per domain with pairs").hasSize(3);
+        String across = page.substring(page.indexOf("<table id=\"across\""));
+        across = across.substring(0, across.indexOf("</table>"));
+        assertThat(across).contains("host:fake-demo-hgx").doesNotContain("failed");
 
         assertThat(demo.waitFor(120, TimeUnit.SECONDS)).as("demo ends after --duration").isTrue();
         reader.join(5000);
         assertThat(demo.exitValue()).as(String.join("\n", lines)).isZero();
-        assertThat(agents).as("the demo started its agents as child processes").hasSizeGreaterThanOrEqualTo(4);
+        assertThat(agents).as("the demo started its agents as child processes").hasSizeGreaterThanOrEqualTo(7);
         assertThat(agents).allSatisfy(a -> assertThat(a.isAlive()).as("agent %d", a.pid()).isFalse());
         assertThat(lines).contains("state files left by the agents: 0");
         String removed = lines.stream().filter(l -> l.startsWith("stopped every agent and removed ")).findFirst()

@@ -74,6 +74,9 @@ class SafeBesideJobsIT {
                     : FakeMachine.h200WithoutChannel(mesh.dir().resolve(n))).host(n).fabric(0, 3, MeshAgents.CLUSTER,
                     MeshAgents.CLIQUE);
             AGENTS.put(n, mesh.add(n, machine, Map.of(
+                    // the observer and node-b ask for their ComputeDomains: the fake API serves them for node-d only
+                    "IMEXPROBE_COMPUTEDOMAINS_ENABLED", Boolean.toString(n.equals(OBSERVER) || n.equals("node-b")),
+                    "IMEXPROBE_COMPUTEDOMAINS_INTERVAL", "1s",
                     "IMEXPROBE_CHANNEL_MODE", n.equals(OBSERVER) ? "observer" : "hostPath",
                     "FAKECUDA_CONTEXT_LOG", mesh.dir().resolve(n + "-contexts.log").toString(),
                     "IMEXPROBE_MESH_INTERVAL", "2s",
@@ -253,6 +256,30 @@ class SafeBesideJobsIT {
         assertThat(java.nio.file.Files.exists(log) ? readLines(log) : List.<String>of()).as("contexts made").isEmpty();
     }
 
+    /** With API access the observer shows its node's ComputeDomain entries; a cluster without them is quiet. */
+    @Test
+    @Order(4)
+    void theObserverShowsItsNodesComputeDomainFromTheApi() {
+        Agent d = AGENTS.get(OBSERVER);
+        JsonNode cds = eventually(SETTLE, "the observer's report lists its ComputeDomain",
+                () -> d.json("/v1/node?refresh=true").path("computeDomains"),
+                v -> "ok".equals(v.path("state").asString()) && v.path("computeDomains").size() == 1);
+        JsonNode entry = cds.path("computeDomains").get(0);
+        assertThat(entry.path("namespace").asString()).isEqualTo("gpu-jobs");
+        assertThat(entry.path("name").asString()).isEqualTo("canary");
+        assertThat(entry.path("status").asString()).isEqualTo("Ready");
+        assertThat(entry.path("nodeStatus").asString()).isEqualTo("Ready");
+        assertThat(entry.path("ipAddress").asString()).isEqualTo("10.1.0.4");
+        assertThat(entry.path("cliqueId").asString()).isEqualTo(MeshAgents.CLUSTER + "." + MeshAgents.CLIQUE);
+        assertThat(entry.path("index").asInt()).isEqualTo(3);
+
+        // node-b asks too: the API lists no entry of node-b; node-c does not ask at all (null).
+        JsonNode b = eventually(SETTLE, "node-b's report says ok, none", () -> AGENTS.get("node-b")
+                .json("/v1/node?refresh=true").path("computeDomains"), v -> "ok".equals(v.path("state").asString()));
+        assertThat(b.path("computeDomains")).isEmpty();
+        assertThat(AGENTS.get(NO_CHANNEL).json("/v1/node").path("computeDomains").isNull()).isTrue();
+    }
+
     static List<String> readLines(java.nio.file.Path p) {
         try {
             return java.nio.file.Files.readAllLines(p);
@@ -301,5 +328,17 @@ class SafeBesideJobsIT {
         api.stubFor(get(urlPathEqualTo("/api/v1/namespaces/" + NAMESPACE + "/pods"))
                 .withQueryParam("labelSelector", equalTo(SELECTOR))
                 .willReturn(okJson(JSON.writeValueAsString(list))));
+        // As the NVIDIA DRA driver's controller fills it: the global status and one entry per node.
+        Map<String, Object> cd = Map.of("apiVersion", "resource.nvidia.com/v1beta1", "kind", "ComputeDomain",
+                "metadata", Map.of("name", "canary", "namespace", "gpu-jobs"),
+                "status", Map.of("status", "Ready", "nodes", List.of(
+                        Map.of("name", OBSERVER, "ipAddress", "10.1.0.4", "cliqueID", MeshAgents.CLUSTER + "."
+                                + MeshAgents.CLIQUE, "index", 3, "status", "Ready"),
+                        Map.of("name", "gb200-99", "ipAddress", "10.1.0.99", "cliqueID", "x.1", "index", 0,
+                                "status", "NotReady"))));
+        api.stubFor(get(urlPathEqualTo("/apis/resource.nvidia.com/v1beta1/computedomains"))
+                .withQueryParam("limit", equalTo("500"))
+                .willReturn(okJson(JSON.writeValueAsString(Map.of("kind", "ComputeDomainList",
+                        "metadata", Map.of(), "items", List.of(cd))))));
     }
 }

@@ -160,6 +160,52 @@ class ImexChannelsTest {
         });
     }
 
+    // ---- observer mode: listed, never opened --------------------------------------------------------------
+
+    private ImexChannels listOnly() {
+        return new NodeInspector(Fixtures.settings(root), false).imexChannels();
+    }
+
+    @Test
+    void observerModeListsAndStatsChannelsWithoutOpeningAny() throws Exception {
+        Fixtures.write(root.resolve("proc/devices"), Fixtures.procDevices(240));
+        Files.createDirectories(channelDir());
+        for (int n : List.of(0, 5, 17)) {
+            Files.writeString(channelDir().resolve("channel" + n), "");
+        }
+
+        long before = DeviceFile.OPENS.sum();
+        ImexChannels listed = listOnly();
+        long opensWhileListing = DeviceFile.OPENS.sum() - before;
+        ImexChannels opened = read();
+        long opensWhenOpening = DeviceFile.OPENS.sum() - before - opensWhileListing;
+
+        assertThat(opensWhileListing).as("open(2) calls in observer mode").isZero();
+        assertThat(opensWhenOpening).as("the counter sees the other mode's opens: the check can fail").isEqualTo(3);
+        assertThat(listed.opened()).isFalse();
+        assertThat(opened.opened()).isTrue();
+        assertThat(listed.channels()).extracting(ImexChannel::name).containsExactly("channel0", "channel5", "channel17");
+        assertThat(listed.channels()).allSatisfy(c -> assertThat(c.readable()).as("access(2) R_OK").isTrue());
+    }
+
+    @Test
+    void observerModeNeverOpensADeviceWhoseOpenWouldFail() throws Exception {
+        // A char device of a major no driver registered: open(2) fails with ENXIO, access(2) does not. Listing it
+        // in observer mode must not show ENXIO: that error would prove an open.
+        int major = Fixtures.pick(random, Fixtures.unregisteredMajors());
+        Fixtures.write(root.resolve("proc/devices"), Fixtures.procDevices(major));
+        Fixtures.mknodOrSkip(channelDir().resolve("channel0"), major, 0);
+
+        ImexChannel listed = listOnly().channels().getFirst();
+        ImexChannel opened = read().channels().getFirst();
+
+        assertThat(listed.charDevice()).isTrue();
+        assertThat(listed.majorMatches()).isTrue();
+        assertThat(listed.readError()).as("seed %d", seed).isNull();
+        assertThat(listed.readable()).isTrue();
+        assertThat(opened.readError()).isEqualTo("No such device or address");
+    }
+
     @Test
     void majorMismatchIsReportedAndTheNodeStillOpens() throws Exception {
         // channel3 made as /dev/null (1:3): right minor, wrong major, and readable because mem's driver opens it.

@@ -68,7 +68,7 @@ class NodeInspectorTest {
         assertThat(tree.propertyNames()).containsExactly("hostname", "inspectedAt", "durationSeconds",
                 "imexChannels", "driverParams", "deviceNodes", "imexDaemon", "visibleDevices");
         assertThat(tree.at("/imexChannels").propertyNames()).containsExactly("directory", "exists",
-                "expectedMajor", "channels", "ignored", "error");
+                "expectedMajor", "channels", "ignored", "error", "opened");
         assertThat(tree.at("/imexChannels/expectedMajor").asInt()).isEqualTo(major);
         assertThat(tree.at("/imexChannels/channels/0").propertyNames()).containsExactly("name", "number",
                 "charDevice", "major", "minor", "majorMatches", "minorMatches", "readable", "readError");

@@ -65,6 +65,32 @@ class ChannelModeChartTest {
     }
 
     @Test
+    void computeDomainStatusGrantsReadOnComputeDomainsOnlyWhenOn() {
+        Rendered off = Chart.render(values());
+        assertThat(off.ofKind("ClusterRole")).noneSatisfy(role -> assertThat(role.toString()).contains("computedomains"));
+        assertThat(env(off)).doesNotContainKey("IMEXPROBE_COMPUTEDOMAINS_ENABLED");
+
+        // On, with or without the CRD: a cluster without it answers 404, which the agent reports quietly.
+        for (List<String> apis : List.of(List.<String>of(), List.of(COMPUTE_DOMAIN_API))) {
+            Rendered on = Chart.render(values("computeDomainStatus.enabled", true, "apiVersions", apis));
+            Map<String, Object> role = on.ofKind("ClusterRole").stream()
+                    .filter(x -> Chart.<String>at(x, "metadata.name").endsWith("-computedomains")).findFirst()
+                    .orElseThrow();
+            assertThat(Chart.<List<Map<String, Object>>>at(role, "rules")).singleElement().satisfies(rule -> {
+                assertThat(rule.get("apiGroups")).isEqualTo(List.of("resource.nvidia.com"));
+                assertThat(rule.get("resources")).isEqualTo(List.of("computedomains"));
+                assertThat(rule.get("verbs")).isEqualTo(List.of("get", "list"));
+            });
+            assertThat(on.ofKind("ClusterRoleBinding")).anySatisfy(b -> assertThat(Chart.<String>at(b,
+                    "roleRef.name")).endsWith("-computedomains"));
+            assertThat(env(on)).containsEntry("IMEXPROBE_COMPUTEDOMAINS_ENABLED", "true")
+                    .containsEntry("IMEXPROBE_COMPUTEDOMAINS_INTERVAL", "60s");
+            assertThat(Chart.<Object>at(on.one("DaemonSet"), "spec.template.spec.automountServiceAccountToken"))
+                    .isEqualTo(true);
+        }
+    }
+
+    @Test
     void monitoringObjectsWithoutTheOperatorsCrdsFailWithAMessage() {
         assertThatThrownBy(() -> Chart.render(values("serviceMonitor.enabled", true, "apiVersions", List.of())))
                 .hasMessageContaining("ServiceMonitor CRD");

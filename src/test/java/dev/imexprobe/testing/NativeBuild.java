@@ -51,8 +51,8 @@ public final class NativeBuild {
     /**
      * The jar laid out as the image lays it out (src/main/docker/aot-cache.sh, the Dockerfile's own step), with
      * an AOT cache trained for {@code jvmFlags}, made once per jar under target/ (a stamp of the jar and the JDK says
-     * whether a layout left there still fits; a file lock keeps parallel Failsafe forks from training over one
-     * another's running agents): agents started from it are ready in about half the time, which is most of an
+     * whether a layout left there still fits; a file lock keeps two test JVMs from training over one another's
+     * running agents): agents started from it are ready in about half the time, which is most of an
      * integration test's wall time on a small machine.
      * Empty when IMEXPROBE_TEST_AOT=off or when the training failed (then agents start from the fat jar, and
      * AotCacheIT, which runs the same script, says what broke).

@@ -99,6 +99,11 @@ class AgentApiIT {
     }
 
     private static AgentProcess.Reply send(String method, String path, String body, String authorization) {
+        return send(method, path, body, authorization, null);
+    }
+
+    private static AgentProcess.Reply send(String method, String path, String body, String authorization,
+                                           String accept) {
         HttpRequest.Builder b = HttpRequest.newBuilder(agent.uri(path))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body));
@@ -107,6 +112,9 @@ class AgentApiIT {
         }
         if (authorization != null) {
             b.header("Authorization", authorization);
+        }
+        if (accept != null) {
+            b.header("Accept", accept);
         }
         return agent.send(b, Duration.ofSeconds(30));
     }
@@ -443,6 +451,30 @@ class AgentApiIT {
         AgentProcess.Reply r = withoutDriverCall(() -> send(c.method(), c.path(), c.body(),
                 c.method().equals("GET") ? null : "Bearer " + AgentProcess.TOKEN));
         assertProblem(r, c.status(), c.code(), c.detail());
+    }
+
+    /**
+     * /probe and /v1/imports are answered by {@link DirectRoutes} without MVC's dispatch; an Accept header it does
+     * not take sends the same request on to MVC. Both must give the same status and the same document, and the
+     * plain request must really have taken the direct route (it answers with a Content-Length; MVC here chunks).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("directlyRouted")
+    void directRoutesAnswerExactlyAsMvc(Invalid c) {
+        String auth = c.method().equals("GET") ? null : "Bearer " + AgentProcess.TOKEN;
+        AgentProcess.Reply direct = send(c.method(), c.path(), c.body(), auth, null);
+        AgentProcess.Reply mvc = send(c.method(), c.path(), c.body(), auth, "application/json, */*;q=0.5");
+        assertProblem(direct, c.status(), c.code(), c.detail());
+        assertThat(direct.status()).isEqualTo(mvc.status());
+        assertThat(direct.json()).as("direct %s vs MVC %s", direct, mvc).isEqualTo(mvc.json());
+        assertThat(direct.header("Content-Length")).as("served by DirectRoutes: %s", direct).isPresent();
+        assertThat(mvc.header("Content-Length")).as("served by MVC: %s", mvc).isEmpty();
+    }
+
+    static Stream<Invalid> directlyRouted() {
+        return invalidInputs().filter(c -> c.path().startsWith("/probe") || c.path().equals("/v1/imports"))
+                .filter(c -> !c.path().contains("format=") && (c.method().equals("GET") ? c.body() == null
+                        : c.body() != null && !c.body().isEmpty() && c.body().length() <= 16 * 1024));
     }
 
     @Test

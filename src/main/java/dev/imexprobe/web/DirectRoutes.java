@@ -1,0 +1,202 @@
+package dev.imexprobe.web;
+
+import dev.imexprobe.api.ImportRequest;
+import dev.imexprobe.api.InvalidRequest;
+import dev.imexprobe.api.Wire;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.validation.Validator;
+
+import org.apache.tomcat.util.http.InvalidParameterException;
+
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.filter.ServerHttpObservationFilter;
+
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+
+/**
+ * The probe's hot path without Spring MVC's dispatch: {@code GET /probe} (JSON) and {@code POST /v1/imports} are
+ * answered here by the same controller methods, the request record read and validated by the same
+ * {@link Wire#read}, the answer written with the same {@code JsonMapper}, and refused with the same problem documents ({@link Problems}' own handlers), after the same filters (the auth filter included).
+ * MVC's handler mapping, argument resolution, content negotiation and return-value handling cost about as much
+ * as the rest of the request (docs/performance.md, "The hot path"), once per exchange on each side.
+ *
+ * <p>Only requests this filter answers exactly as MVC would are taken: JSON asked for (no Accept, {@code *}/{@code *}
+ * or {@code application/json}), each parameter at most once, a query Tomcat can decode, for /v1/imports a JSON
+ * body. Everything else (format=prometheus, another Accept, an empty body, …) goes on to MVC unchanged.
+ */
+public class DirectRoutes extends OncePerRequestFilter {
+
+    static final String PROBE = "/probe";
+    static final String IMPORTS = "/v1/imports";
+
+    private final ProbeController probe;
+    private final ImportController imports;
+    private final Problems problems;
+    private final JsonMapper json;
+    private final Validator validator;
+
+    public DirectRoutes(ProbeController probe, ImportController imports, Problems problems, JsonMapper json,
+                        Validator validator) {
+        this.probe = probe;
+        this.imports = imports;
+        this.problems = problems;
+        this.json = json;
+        this.validator = validator;
+    }
+
+    @Override
+    protected boolean shouldNotFilter(HttpServletRequest request) {
+        String path = AgentAuthFilter.dispatchPath(request);
+        return !((path.equals(PROBE) && request.getMethod().equals("GET"))
+                || (path.equals(IMPORTS) && request.getMethod().equals("POST")));
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        String path = AgentAuthFilter.dispatchPath(request);
+        if (!acceptsJson(request)) {
+            chain.doFilter(request, response);
+            return;
+        }
+        boolean handled = path.equals(PROBE) ? probe(request, response) : importHandle(request, response);
+        if (!handled) {
+            chain.doFilter(request, response);
+        }
+    }
+
+    private boolean probe(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        String[] p = new String[9];
+        String[] names = {"target", "direction", "gpu", "peerGpu", "sizeBytes", "writeback", "debug", "format", "timeout"};
+        try {
+            for (int i = 0; i < names.length; i++) {
+                String[] values = request.getParameterValues(names[i]);
+                if (values != null && values.length > 1) {
+                    return false; // MVC joins repeated values: leave that to it
+                }
+                p[i] = values == null ? null : values[0];
+            }
+        } catch (InvalidParameterException e) {
+            return false; // MVC answers an undecodable query (Problems.undecodableQuery)
+        }
+        if (p[7] != null && !p[7].isEmpty() && !p[7].equalsIgnoreCase("json")) {
+            return false; // the Prometheus text: MVC's content negotiation
+        }
+        Enumeration<String> scrape = request.getHeaders(ProbeBudget.SCRAPE_TIMEOUT);
+        List<String> scrapeValues = scrape == null ? List.of() : Collections.list(scrape);
+        if (scrapeValues.size() > 1) {
+            return false;
+        }
+        observed(request, PROBE);
+        ResponseEntity<?> answer;
+        try {
+            answer = probe.probe(p[0], orDefault(p[1], "both"), p[2], p[3], p[4], orDefault(p[5], "true"),
+                    orDefault(p[6], "false"), orDefault(p[7], "json"), p[8],
+                    scrapeValues.isEmpty() ? null : scrapeValues.getFirst());
+        } catch (ApiException e) {
+            problem(request, response, problems.api(e));
+            return true;
+        } catch (RuntimeException e) {
+            problem(request, response, problems.unexpected(e));
+            return true;
+        }
+        write(response, answer.getStatusCode().value(), MediaType.APPLICATION_JSON_VALUE, answer.getBody());
+        return true;
+    }
+
+    private boolean importHandle(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        if (request.getContentLengthLong() <= 0 || !isJson(request.getContentType())) {
+            return false; // MVC's own answers for a missing body or another content type
+        }
+        byte[] body = AgentAuthFilter.readBounded(request.getInputStream(), Wire.MAX_BODY);
+        if (body == null || body.length == 0) {
+            return false;
+        }
+        observed(request, IMPORTS);
+        Object reply;
+        try {
+            reply = imports.importHandle(Wire.read(body, ImportRequest.class, validator)); // what @Valid checks
+        } catch (InvalidRequest e) {
+            problem(request, response, problems.invalidRequest(e));
+            return true;
+        } catch (ApiException e) {
+            problem(request, response, problems.api(e));
+            return true;
+        } catch (RuntimeException e) {
+            problem(request, response, problems.unexpected(e));
+            return true;
+        }
+        write(response, 200, MediaType.APPLICATION_JSON_VALUE, reply);
+        return true;
+    }
+
+    /** JSON is what the caller takes: no Accept, any type, or application/json (what the agents send). */
+    static boolean acceptsJson(HttpServletRequest request) {
+        Enumeration<String> accepts = request.getHeaders("Accept");
+        if (accepts == null || !accepts.hasMoreElements()) {
+            return true;
+        }
+        String accept = accepts.nextElement().trim();
+        return !accepts.hasMoreElements() && (accept.isEmpty() || accept.equals("*/*")
+                || accept.equals(MediaType.APPLICATION_JSON_VALUE));
+    }
+
+    private static boolean isJson(String contentType) {
+        if (contentType == null) {
+            return false;
+        }
+        int semi = contentType.indexOf(';');
+        return (semi < 0 ? contentType : contentType.substring(0, semi)).trim()
+                .equalsIgnoreCase(MediaType.APPLICATION_JSON_VALUE);
+    }
+
+    private static String orDefault(String v, String fallback) {
+        return v == null || v.isEmpty() ? fallback : v; // @RequestParam's defaultValue: missing or empty
+    }
+
+    /** The http.server.requests observation names the route as MVC would have. */
+    private static void observed(HttpServletRequest request, String pattern) {
+        ServerHttpObservationFilter.findObservationContext(request).ifPresent(c -> c.setPathPattern(pattern));
+    }
+
+    private void problem(HttpServletRequest request, HttpServletResponse response, ResponseEntity<ProblemDetail> r)
+            throws IOException {
+        ProblemDetail p = r.getBody();
+        if (p != null && p.getInstance() == null) {
+            p.setInstance(URI.create(request.getRequestURI())); // as MVC fills it in
+        }
+        r.getHeaders().forEach((name, values) -> {
+            if (!name.equalsIgnoreCase("Content-Type")) {
+                values.forEach(v -> response.addHeader(name, v));
+            }
+        });
+        byte[] bytes = ProblemJson.text(p).getBytes(StandardCharsets.UTF_8); // the one problem writer
+        response.setStatus(r.getStatusCode().value());
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        response.setContentLength(bytes.length);
+        response.getOutputStream().write(bytes);
+    }
+
+    /** One write with its length: no chunking, no second flush. */
+    private void write(HttpServletResponse response, int status, String contentType, Object body) throws IOException {
+        byte[] bytes = json.writeValueAsBytes(body);
+        response.setStatus(status);
+        response.setContentType(contentType);
+        response.setContentLength(bytes.length);
+        response.getOutputStream().write(bytes);
+    }
+}
