@@ -38,7 +38,7 @@ timeout 60 "$OUT/driver_floor" --iterations "$COUNT" --warmup 50 --out "$OUT/flo
 OLD_CLASSES=${OLD_CLASSES:-.gpu-bundle/old-classes.tgz}
 PAIRS="new:$JAR"
 if [ -f "$OLD_CLASSES" ]; then
-  python3 gpu/swap_classes.py "$JAR" "$OLD_CLASSES" "$OUT/old.jar" && PAIRS="$PAIRS old:$OUT/old.jar"
+  python3 gpu/swap_classes.py "$JAR" "$OLD_CLASSES" /tmp/hotpath-old.jar && PAIRS="$PAIRS old:/tmp/hotpath-old.jar"
 fi
 say "=== agents (the image's JVM flags): $PAIRS$([ "${JFR:-0}" = 1 ] && echo ', JFR on each')"
 PIDS=""; PORTS=""; port=18081

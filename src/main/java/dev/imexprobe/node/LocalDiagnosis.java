@@ -93,6 +93,35 @@ public final class LocalDiagnosis {
                 out.add(fabric);
             }
         }
+        Finding disagree = membersDisagree(inventory.gpus());
+        if (disagree != null) {
+            out.add(disagree);
+        }
+    }
+
+    /**
+     * The GPUs of one node share one NVSwitch tray and so one NVLink domain: registered GPUs that report different
+     * cluster UUIDs or cliques mean a stale or wrong registration (DOMAIN_MEMBERS_DISAGREE), or null.
+     */
+    static Finding membersDisagree(List<GpuDevice> gpus) {
+        Map<String, List<String>> byDomain = new java.util.TreeMap<>();
+        for (GpuDevice g : gpus) {
+            FabricInfo f = g.fabric();
+            String d = dev.imexprobe.probe.ImexDomain.of(f, "");
+            if (d.startsWith("fabric:")) {
+                byDomain.computeIfAbsent(d, k -> new ArrayList<>()).add(Integer.toString(g.index()));
+            }
+        }
+        if (byDomain.size() < 2) {
+            return null;
+        }
+        List<String> parts = new ArrayList<>();
+        byDomain.forEach((d, idx) -> parts.add("GPU " + String.join(", ", idx) + " in " + d));
+        Map<String, Object> e = new LinkedHashMap<>();
+        e.put("detail", "the GPUs of this node report different NVLink domains: " + String.join("; ", parts)
+                + ". GPUs of one node share one NVLink domain");
+        e.put("gpus", parts);
+        return FindingCode.DOMAIN_MEMBERS_DISAGREE.finding(e);
     }
 
     /** The finding a GPU's NVML fabric registration makes, or null when it has nothing to say. */

@@ -35,12 +35,13 @@ class FabricFaultsIT {
     @BeforeAll
     static void start() {
         mesh = MeshAgents.forTest(FabricFaultsIT.class);
-        FakeMachine m = FakeMachine.h200(mesh.dir().resolve("faulty")).host("faulty").gpus(3)
+        FakeMachine m = FakeMachine.h200(mesh.dir().resolve("faulty")).host("faulty").gpus(4)
                 .fabric(0, 2, CLUSTER, 1)
                 .fabric(1, 3, CLUSTER, 1).config("gpu.1.fabric.health", Long.toString(DEGRADED))
                 .config("gpu.1.fabric.summary", "3")
                 .fabric(2, 3, CLUSTER, 1).config("gpu.2.fabric.health", Long.toString(UNHEALTHY))
-                .config("gpu.2.fabric.summary", "2");
+                .config("gpu.2.fabric.summary", "2")
+                .fabric(3, 3, CLUSTER, 2); // another clique than its node's other GPUs
         agent = mesh.add("faulty", m, Map.of("IMEXPROBE_MESH_INTERVAL", "1s",
                 "IMEXPROBE_NODE_FABRIC_STUCK_AFTER", "3s"));
         agent.env("IMEXPROBE_PEERS_STATIC", mesh.staticList());
@@ -90,5 +91,15 @@ class FabricFaultsIT {
         assertThat(f.get("FABRIC_UNHEALTHY").path("evidence").path("flags").asString())
                 .isEqualTo("ROUTE_UNHEALTHY, SUMMARY_UNHEALTHY");
         assertThat(f.get("FABRIC_UNHEALTHY").path("cause").asString()).contains("ROUTE_UNHEALTHY");
+    }
+
+    @Test
+    void gpusOfOneNodeInTwoCliquesDisagree() {
+        JsonNode d = findingsByCode(agent.json("/v1/node?refresh=true")).get("DOMAIN_MEMBERS_DISAGREE");
+
+        assertThat(d).isNotNull();
+        assertThat(d.path("severity").asString()).isEqualTo("warning");
+        assertThat(d.path("evidence").path("gpus").toString()).isEqualTo("[\"GPU 1, 2 in fabric:" + CLUSTER
+                + "/1\",\"GPU 3 in fabric:" + CLUSTER + "/2\"]");
     }
 }

@@ -119,6 +119,31 @@ class LocalDiagnosisFabricTest {
         assertThat(completed(CLEAN, 1).problems()).isEqualTo("none");
     }
 
+    @Test
+    void gpusOfOneNodeInTwoNvlinkDomainsDisagree() {
+        String other = "00000000-1111-4000-8000-000000000001";
+        GpuDevice g0 = NodeReports.gpu(0, NodeReports.GPU0, completed(CLEAN, 1));
+        GpuDevice g1 = NodeReports.gpu(1, NodeReports.GPU1, new FabricInfo(3, 3, 0, 7, other, CLEAN, 1));
+        GpuDevice g2 = NodeReports.gpu(2, "GPU-3", completed(CLEAN, 1));
+
+        Finding f = LocalDiagnosis.membersDisagree(java.util.List.of(g0, g1, g2));
+
+        assertThat(f.code()).isEqualTo("DOMAIN_MEMBERS_DISAGREE");
+        assertThat(f.severity()).isEqualTo(Severity.WARNING);
+        assertThat(f.evidence().get("gpus")).isEqualTo(java.util.List.of("GPU 1 in fabric:" + other + "/7",
+                "GPU 0, 2 in fabric:" + CLUSTER + "/7"));
+    }
+
+    @Test
+    void oneDomainOrUnregisteredGpusDoNotDisagree() {
+        GpuDevice g0 = NodeReports.gpu(0, NodeReports.GPU0, completed(CLEAN, 1));
+        GpuDevice g1 = NodeReports.gpu(1, NodeReports.GPU1, state(2)); // still joining: not a member yet
+
+        assertThat(LocalDiagnosis.membersDisagree(java.util.List.of(g0, g1))).isNull();
+        assertThat(LocalDiagnosis.membersDisagree(java.util.List.of(g0,
+                NodeReports.gpu(1, NodeReports.GPU1, completed(CLEAN, 1))))).isNull();
+    }
+
     static final class MutableClock extends Clock {
         private Instant now = Instant.parse("2026-12-04T04:00:00Z");
 
