@@ -77,7 +77,9 @@ class ImexDomainsIT {
         for (Agent a : AGENTS.values()) {
             JsonNode view = MeshAgents.eventually(SETTLE, a.node() + " sees all 4 peers' pairs settled",
                     () -> a.mesh(false), v -> pairs(v).size() == 4
-                            && pairs(v).values().stream().noneMatch(p -> p.path("state").asString().equals("unknown")));
+                            && pairs(v).values().stream().noneMatch(p -> p.path("state").asString().equals("unknown"))
+                            // a pair first seen before its target identified itself is keyed by address, not node
+                            && pairs(v).keySet().stream().allMatch(k -> AGENTS.containsKey(k.substring(k.indexOf('>') + 1))));
             for (Map.Entry<String, JsonNode> e : pairs(view).entrySet()) {
                 String target = e.getKey().substring(e.getKey().indexOf('>') + 1);
                 boolean sameDomain = a.node().startsWith("rack") && target.startsWith("rack")
