@@ -95,8 +95,9 @@ for (tag, wb), (times, server, stages, fails) in samples.items():
     print("  stage p50 ms:", res[key]["stageP50Ms"])
 json.dump(res, open(out, "w"), indent=1)
 PY
+set -- $PIDS  # started in the order of PORTS (setsid execs in place: $! is the JVM); ss is not on every host
 for p in $PORTS; do
-  echo "agent :$p VmRSS $(grep VmRSS /proc/$(ss -ltnpH "sport = :$p" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)/status 2>/dev/null | awk '{print $2, $3}')" | tee -a "$LOG"
+  echo "agent :$p VmRSS $(awk '/^VmRSS/{print $2, $3}' /proc/$1/status 2>/dev/null)" | tee -a "$LOG"; shift
 done
 kill $PIDS 2>/dev/null
 for p in $PIDS; do for i in $(seq 80); do kill -0 $p 2>/dev/null || break; sleep 0.25; done; done  # JFR dumps at exit
