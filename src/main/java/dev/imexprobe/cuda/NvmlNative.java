@@ -41,19 +41,12 @@ final class NvmlNative {
     }
 
     static synchronized NvmlCall<FabricInfo> fabricInfo(boolean loaded, String gpuUuid) {
-        NvmlReturn init = initOnce(loaded);
-        if (!init.ok()) {
-            return NvmlCall.failed(init);
-        }
-        long[] handle = new long[1];
-        int rc = deviceGetHandleByUuid(gpuUuid, handle);
-        if (rc != 0) {
-            return NvmlCall.failed(NvmlReturn.of(rc));
-        }
-        int[] raw = new int[6];
-        byte[] cluster = new byte[16];
-        rc = deviceGetGpuFabricInfo(handle[0], raw, cluster);
-        return rc == 0 ? NvmlCall.ok(FabricInfo.decode(raw, cluster)) : NvmlCall.failed(NvmlReturn.of(rc));
+        return onDevice(loaded, gpuUuid, handle -> {
+            int[] raw = new int[6];
+            byte[] cluster = new byte[16];
+            int rc = deviceGetGpuFabricInfo(handle, raw, cluster);
+            return rc == 0 ? NvmlCall.ok(FabricInfo.decode(raw, cluster)) : NvmlCall.failed(NvmlReturn.of(rc));
+        });
     }
 
     /** nvmlDeviceGetComputeMode: the nvmlComputeMode_t value. */
@@ -73,18 +66,23 @@ final class NvmlNative {
     /** One per-device call that fills an int array, under this class's lock (callers are synchronized). */
     private static <T> NvmlCall<T> byUuid(boolean loaded, String gpuUuid, int outLength, IntsCall call,
                                           java.util.function.Function<int[], T> value) {
+        return onDevice(loaded, gpuUuid, handle -> {
+            int[] out = new int[outLength];
+            int rc = call.call(handle, out);
+            return rc == 0 ? NvmlCall.ok(value.apply(out)) : NvmlCall.failed(NvmlReturn.of(rc));
+        });
+    }
+
+    /** NVML initialised once and the GPU's handle looked up by UUID, then the call on that handle. */
+    private static <T> NvmlCall<T> onDevice(boolean loaded, String gpuUuid,
+                                            java.util.function.LongFunction<NvmlCall<T>> call) {
         NvmlReturn init = initOnce(loaded);
         if (!init.ok()) {
             return NvmlCall.failed(init);
         }
         long[] handle = new long[1];
         int rc = deviceGetHandleByUuid(gpuUuid, handle);
-        if (rc != 0) {
-            return NvmlCall.failed(NvmlReturn.of(rc));
-        }
-        int[] out = new int[outLength];
-        rc = call.call(handle[0], out);
-        return rc == 0 ? NvmlCall.ok(value.apply(out)) : NvmlCall.failed(NvmlReturn.of(rc));
+        return rc == 0 ? call.apply(handle[0]) : NvmlCall.failed(NvmlReturn.of(rc));
     }
 
     // ---- the natives, registered by native/src/jni_bridge.c; called only from the synchronized methods above ----
