@@ -27,22 +27,15 @@ import dev.imexprobe.ladder.WorkerRequest.SelfProbe;
 import dev.imexprobe.ladder.WorkerRequest.SendFd;
 import dev.imexprobe.ladder.WorkerRequest.Verify;
 import dev.imexprobe.ladder.WorkerRequest.View;
-import dev.imexprobe.probe.AccessStage;
-import dev.imexprobe.probe.CreateStage;
-import dev.imexprobe.probe.ExportStage;
-import dev.imexprobe.probe.ImportStage;
+import dev.imexprobe.probe.ExportRegistry;
 import dev.imexprobe.probe.Importer;
-import dev.imexprobe.probe.MapStage;
-import dev.imexprobe.probe.ProbeStage;
 import dev.imexprobe.probe.ProbeSession;
 import dev.imexprobe.probe.ReleaseStage;
-import dev.imexprobe.probe.ReserveStage;
 import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageResult;
 import dev.imexprobe.probe.StageStatus;
 import dev.imexprobe.probe.TransferStage;
-import dev.imexprobe.probe.VerifyStage;
 import dev.imexprobe.probe.WritebackStage;
 
 import tools.jackson.databind.exc.InvalidTypeIdException;
@@ -62,11 +55,6 @@ import java.util.List;
 public final class Worker {
 
     private static final int FD_TIMEOUT_MILLIS = 10_000;
-
-    /** Rung 0: every stage in this one process, as the self-probe, for either handle type. */
-    private static final List<ProbeStage> IN_PROCESS = List.of(new CreateStage(), new ExportStage(),
-            TransferStage.inProcess(), new ImportStage(), new ReserveStage(), new MapStage(), new AccessStage(),
-            new VerifyStage(), new WritebackStage(WritebackStage.Side.BOTH), new ReleaseStage());
 
     private final CudaDriver driver;
     private final StageEngine engine;
@@ -144,7 +132,7 @@ public final class Worker {
     private StagesReply export(Export r) {
         releaseExport();
         exported = new ProbeSession(driver, r.handleType(), r.sizeBytes(), r.seed(), null, r.gpu(), -1);
-        List<StageResult> stages = new ArrayList<>(engine.run(exported, List.of(new CreateStage(), new ExportStage())));
+        List<StageResult> stages = new ArrayList<>(engine.run(exported, ExportRegistry.EXPORT_STAGES));
         boolean ok = StageEngine.passed(stages);
         String handle = ok && r.handleType() == HandleType.FABRIC ? exported.fabricHandle().base64() : null;
         if (!ok) {
@@ -197,7 +185,7 @@ public final class Worker {
         long seed = r.seed() != null ? r.seed() : Seeds.next();
         long writeback = r.writebackSeed() != null ? r.writebackSeed() : Seeds.next();
         ProbeSession session = new ProbeSession(driver, r.handleType(), r.sizeBytes(), seed, writeback, r.gpu(), r.gpu());
-        return StagesReply.of(engine.run(session, IN_PROCESS));
+        return StagesReply.of(engine.run(session, dev.imexprobe.probe.SelfProbe.STAGES));
     }
 
     private StageResult releaseExport() {
