@@ -80,20 +80,26 @@ for i, tag in enumerate(tags):
     c = http.client.HTTPConnection("127.0.0.1", 18081 + 2 * i, timeout=30); c.connect()
     c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1); conns[tag] = (c, 18082 + 2 * i)
 raws = {}
-for i, tag in enumerate(tags):
+def raw_conn(tag):
+    i = tags.index(tag)
     s = socket.create_connection(("127.0.0.1", 18081 + 2 * i), timeout=30)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1); raws[tag] = s
-def raw_get(s, req):
-    """One request on a kept-alive socket; the answer read by its Content-Length, parsed after the clock stops."""
-    s.sendall(req); buf = b""
+for tag in tags: raw_conn(tag)
+def raw_get(tag, req):
+    """One request on a kept-alive socket; the answer read by its Content-Length, parsed after the clock stops.
+    Tomcat closes a connection after 100 requests (maxKeepAliveRequests), as http.client sees: reconnect then."""
+    s = raws[tag]; s.sendall(req); buf = b""
     while b"\r\n\r\n" not in buf:
         chunk = s.recv(65536)
         if not chunk: raise RuntimeError("connection closed")
         buf += chunk
     head, _, body = buf.partition(b"\r\n\r\n")
-    n = next(int(l.split(b":")[1]) for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:"))
+    lines = [l.lower() for l in head.split(b"\r\n")]
+    n = next(int(l.split(b":")[1]) for l in lines if l.startswith(b"content-length:"))
     while len(body) < n:
         body += s.recv(65536)
+    if b"connection: close" in lines:
+        s.close(); raw_conn(tag)
     return body
 samples = {(t, wb, k): ([], [], {}, [0]) for t in tags for wb in ("false", "true") for k in ("http.client", "raw")}
 def run(tag, wb, n, keep):
@@ -105,7 +111,7 @@ def run(tag, wb, n, keep):
         times, server, stages, fails = samples[(tag, wb, kind)]
         t = time.perf_counter()
         if kind == "raw":
-            body = raw_get(raws[tag], req); ms = (time.perf_counter() - t) * 1000; r = json.loads(body)
+            body = raw_get(tag, req); ms = (time.perf_counter() - t) * 1000; r = json.loads(body)
         else:
             c.request("GET", path); r = json.loads(c.getresponse().read()); ms = (time.perf_counter() - t) * 1000
         if keep:
