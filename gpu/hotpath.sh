@@ -9,6 +9,11 @@
 # .gpu-bundle/old-classes.tgz (OLD_CLASSES) a second pair of agents from the other build is probed alternately. JFR=1 also records both agents
 # (1 ms execution sampling; the bundle carries jdk.jfr): the judged figures are then under the profiler, so the
 # default is off. Writes $OUT/hotpath.json (every figure), $OUT/hotpath.log, the floors' and agents' files.
+# Knobs for finding where the time goes (each run still prints every figure): JVM_FLAGS replaces the agents'
+# JVM flags (default: the image's); FLOORS=0 skips the C and HTTP floors; QOS=1 holds /dev/cpu_dma_latency at 0
+# for the run (CPUs kept out of deep idle states, as tuned's latency-performance profile does; released at exit);
+# every probe is timed by two callers alternately: Python's http.client (parses headers and JSON inside the
+# clock, as a script would) and a raw socket (one prebuilt request, the answer read by its Content-Length).
 # Never calls multicast.
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -17,9 +22,16 @@ JAR=${JAR:-.gpu-bundle/imexprobe.jar}
 BENCH_JAR=${BENCH_JAR:-$(dirname "$JAR")/imexprobe-bench.jar}
 COUNT=${COUNT:-500}; WARMUP=${WARMUP:-300}
 export NCCL_NVLS_ENABLE=0 CUDA_DEVICE_MAX_CONNECTIONS=1 MALLOC_ARENA_MAX=2 IMEXPROBE_AUTH_TOKEN=hotpath-token-0123456789abcdef
+JVM_FLAGS=${JVM_FLAGS:--XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=60 -XX:MaxRAM=512m}
+FLOORS=${FLOORS:-1}
 LOG=$OUT/hotpath.log; : > "$LOG"
 say() { echo "$*" | tee -a "$LOG"; }
-say "=== $(date -u) gpu/hotpath.sh, $(nproc) CPUs, $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+say "=== $(date -u) gpu/hotpath.sh, $(nproc) CPUs, $(cat .gpu-bundle/COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo '?'), JVM_FLAGS=$JVM_FLAGS QOS=${QOS:-0}"
+if [ "${QOS:-0}" = 1 ]; then
+  python3 -c 'import os,struct,time; f=os.open("/dev/cpu_dma_latency", os.O_WRONLY); os.write(f, struct.pack("i", 0)); time.sleep(3600)' &
+  QOS_PID=$!; trap 'kill $QOS_PID 2>/dev/null' EXIT
+fi
+grep -H . /sys/devices/system/cpu/cpu0/cpuidle/state*/{name,latency} 2>/dev/null | tr '\n' ' ' | tee -a "$LOG"; echo | tee -a "$LOG"
 nvidia-smi --query-gpu=index,name,driver_version,memory.used --format=csv,noheader 2>&1 | tee -a "$LOG"
 MAJ=$(awk '$2=="nvidia-caps-imex-channels"{print $1}' /proc/devices)
 mkdir -p /dev/nvidia-caps-imex-channels
@@ -28,10 +40,12 @@ mkdir -p /dev/nvidia-caps-imex-channels
 say "=== seed-style Python peer"
 PYTHONUNBUFFERED=1 timeout 120 python3 bench/seed_peer.py --count "$COUNT" --warmup 50 --json "$OUT/seed.json" 2>&1 | tee -a "$LOG"
 
+if [ "$FLOORS" = 1 ]; then
 say "=== C driver floor, before the probes"
 gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter -Inative/include -Inative/src \
   native/src/loader.c bench/driver_floor.c -o "$OUT/driver_floor" -ldl -lpthread 2>&1 | tee -a "$LOG"
 timeout 60 "$OUT/driver_floor" --iterations "$COUNT" --warmup 50 --out "$OUT/floor-before.json" 2>&1 | tee -a "$LOG"
+fi
 
 # A before/after in the same run when the bundle carries the other build's classes (OLD_CLASSES, made as
 # gpu/peerhttp_ab.sh says): a second pair of agents from those classes, probed alternately with this build's.
@@ -47,8 +61,7 @@ for pair in $PAIRS; do
   for n in a b; do
     jfr=()
     [ "${JFR:-0}" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$OUT/agent-$tag-$n.jfr,settings=profile,jdk.ExecutionSample#period=1ms,dumponexit=true" -XX:FlightRecorderOptions:stackdepth=256)
-    IMEXPROBE_NODE_NAME=hot-$tag-$n SERVER_PORT=$port IMEXPROBE_MESH_INTERVAL=1h setsid "$J" -XX:+UseSerialGC \
-      -XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=60 -XX:MaxRAM=512m -Djava.io.tmpdir=/tmp "${jfr[@]}" \
+    IMEXPROBE_NODE_NAME=hot-$tag-$n SERVER_PORT=$port IMEXPROBE_MESH_INTERVAL=1h setsid "$J" $JVM_FLAGS -Djava.io.tmpdir=/tmp "${jfr[@]}" \
       -jar "$jar" serve > "$OUT/agent-$tag-$n.log" 2>&1 &
     PIDS="$PIDS $!"; PORTS="$PORTS $port"; port=$((port + 1))
   done
@@ -66,14 +79,41 @@ conns = {}
 for i, tag in enumerate(tags):
     c = http.client.HTTPConnection("127.0.0.1", 18081 + 2 * i, timeout=30); c.connect()
     c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1); conns[tag] = (c, 18082 + 2 * i)
-samples = {(t, wb): ([], [], {}, [0]) for t in tags for wb in ("false", "true")}
+raws = {}
+def raw_conn(tag):
+    i = tags.index(tag)
+    s = socket.create_connection(("127.0.0.1", 18081 + 2 * i), timeout=30)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1); raws[tag] = s
+for tag in tags: raw_conn(tag)
+def raw_get(tag, req):
+    """One request on a kept-alive socket; the answer read by its Content-Length, parsed after the clock stops.
+    Tomcat closes a connection after 100 requests (maxKeepAliveRequests), as http.client sees: reconnect then."""
+    s = raws[tag]; s.sendall(req); buf = b""
+    while b"\r\n\r\n" not in buf:
+        chunk = s.recv(65536)
+        if not chunk: raise RuntimeError("connection closed")
+        buf += chunk
+    head, _, body = buf.partition(b"\r\n\r\n")
+    lines = [l.lower() for l in head.split(b"\r\n")]
+    n = next(int(l.split(b":")[1]) for l in lines if l.startswith(b"content-length:"))
+    while len(body) < n:
+        body += s.recv(65536)
+    if b"connection: close" in lines:
+        s.close(); raw_conn(tag)
+    return body
+samples = {(t, wb, k): ([], [], {}, [0]) for t in tags for wb in ("false", "true") for k in ("http.client", "raw")}
 def run(tag, wb, n, keep):
     c, target = conns[tag]
     path = f"/probe?target=127.0.0.1:{target}&direction=push&writeback={wb}&sizeBytes=2097152"
-    times, server, stages, fails = samples[(tag, wb)]
-    for _ in range(n):
-        t = time.perf_counter(); c.request("GET", path); r = json.loads(c.getresponse().read())
-        ms = (time.perf_counter() - t) * 1000
+    req = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+    for i in range(n):
+        kind = ("http.client", "raw")[i % 2]
+        times, server, stages, fails = samples[(tag, wb, kind)]
+        t = time.perf_counter()
+        if kind == "raw":
+            body = raw_get(tag, req); ms = (time.perf_counter() - t) * 1000; r = json.loads(body)
+        else:
+            c.request("GET", path); r = json.loads(c.getresponse().read()); ms = (time.perf_counter() - t) * 1000
         if keep:
             times.append(ms); server.append(r["durationSeconds"] * 1000); fails[0] += r["verdict"] != "pass"
             for st in r["results"][0]["stages"]:
@@ -82,15 +122,15 @@ for tag in tags:
     for wb in ("false", "true"): run(tag, wb, warmup, False)
 for r in range(ROUNDS):  # the pairs alternate, so that both builds see the same machine
     for tag in (tags if r % 2 == 0 else tags[::-1]):
-        for wb in ("false", "true"): run(tag, wb, count // ROUNDS, True)
+        for wb in ("false", "true"): run(tag, wb, 2 * count // ROUNDS, True)  # each caller gets count
 res = {}
-for (tag, wb), (times, server, stages, fails) in samples.items():
+for (tag, wb, kind), (times, server, stages, fails) in samples.items():
     s = sorted(times)
-    key = ("" if tag == "new" else tag + ":") + "writeback=" + wb
+    key = ("" if tag == "new" else tag + ":") + "writeback=" + wb + ("" if kind == "http.client" else ":raw")
     res[key] = {"build": tag, "probes": len(s), "failures": fails[0], "p50Ms": q(s, .5), "p90Ms": q(s, .9),
                 "p99Ms": q(s, .99), "agentDurationP50Ms": q(sorted(server), .5),
                 "stageP50Ms": {k: q(sorted(v), .5) for k, v in stages.items()}}
-    print(f"/probe push writeback={wb} [{tag} build]: {len(s)} probes, {fails[0]} failed; p50 {q(s, .5)} ms, "
+    print(f"/probe push writeback={wb} [{tag} build, {kind} caller]: {len(s)} probes, {fails[0]} failed; p50 {q(s, .5)} ms, "
           f"p90 {q(s, .9)} ms, p99 {q(s, .99)} ms; agent's own p50 {q(sorted(server), .5)} ms")
     print("  stage p50 ms:", res[key]["stageP50Ms"])
 json.dump(res, open(out, "w"), indent=1)
@@ -102,6 +142,7 @@ done
 kill $PIDS 2>/dev/null
 for p in $PIDS; do for i in $(seq 80); do kill -0 $p 2>/dev/null || break; sleep 0.25; done; done  # JFR dumps at exit
 
+if [ "$FLOORS" = 1 ]; then
 say "=== C driver floor, right after the probes"
 timeout 60 "$OUT/driver_floor" --iterations "$COUNT" --warmup 50 --out "$OUT/floor-after.json" 2>&1 | tee -a "$LOG"
 
@@ -110,6 +151,7 @@ mkdir -p "$OUT/httpwork"
 timeout 90 "$J" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Dloader.path="$BENCH_JAR" \
   -Dloader.main=dev.imexprobe.bench.Bench -cp "$JAR" org.springframework.boot.loader.launch.PropertiesLauncher \
   --jar "$JAR" --java "$J" --work "$OUT/httpwork" --sections http --out "$OUT/httpfloor.json" 2>&1 | tail -4 | tee -a "$LOG"
+fi
 
 say "=== summary"
 python3 - "$OUT" <<'PY' 2>&1 | tee -a "$LOG"
@@ -125,6 +167,8 @@ if probe:
     for wb in ("false", "true"):
         p = probe.get("writeback=" + wb)
         if p: rows.append((f"/probe push writeback={wb} ({p['failures']} failed)", p["p50Ms"], p["p99Ms"]))
+        r = probe.get("writeback=" + wb + ":raw")
+        if r: rows.append((f"  the same, raw-socket caller", r["p50Ms"], r["p99Ms"]))
         o = probe.get("old:writeback=" + wb)
         if o: rows.append((f"  the other build (OLD_CLASSES), writeback={wb} ({o['failures']} failed)", o["p50Ms"], o["p99Ms"]))
     res["probe"] = probe
@@ -141,6 +185,10 @@ if probe and seed and "writeback=false" in probe:
     print(f"  goal 1: /probe wb=false p50 <= Python p50: {probe['writeback=false']['p50Ms']:.3f} vs {seed['p50Ms']:.3f} ms "
           f"-> {'PASS' if d <= 0 else 'MISS by %.3f ms' % d}")
     res["goalPythonPass"] = d <= 0
+    if "writeback=false:raw" in probe:
+        d = probe["writeback=false:raw"]["p50Ms"] - seed["p50Ms"]
+        print(f"  goal 1, raw-socket caller: {probe['writeback=false:raw']['p50Ms']:.3f} vs {seed['p50Ms']:.3f} ms "
+              f"-> {'PASS' if d <= 0 else 'MISS by %.3f ms' % d}")
 if probe and floor and hf and "writeback=true" in probe:
     ratio = probe["writeback=true"]["p50Ms"] / (floor["p50"] + hf["p50"])
     print(f"  goal 2: ratio = {probe['writeback=true']['p50Ms']:.3f} / ({floor['p50']:.3f} + {hf['p50']:.3f}) = {ratio:.3f}"

@@ -1,7 +1,6 @@
 package dev.imexprobe.web;
 
 import dev.imexprobe.api.ImportRequest;
-import dev.imexprobe.api.InvalidRequest;
 import dev.imexprobe.api.Wire;
 
 import jakarta.servlet.FilterChain;
@@ -107,11 +106,8 @@ public class DirectRoutes extends OncePerRequestFilter {
             answer = probe.probe(p[0], orDefault(p[1], "both"), p[2], p[3], p[4], orDefault(p[5], "true"),
                     orDefault(p[6], "false"), orDefault(p[7], "json"), p[8],
                     scrapeValues.isEmpty() ? null : scrapeValues.getFirst());
-        } catch (ApiException e) {
-            problem(request, response, problems.api(e));
-            return true;
         } catch (RuntimeException e) {
-            problem(request, response, problems.unexpected(e));
+            problem(request, response, problems.answer(e, request));
             return true;
         }
         write(response, answer.getStatusCode().value(), MediaType.APPLICATION_JSON_VALUE, answer.getBody());
@@ -130,14 +126,8 @@ public class DirectRoutes extends OncePerRequestFilter {
         Object reply;
         try {
             reply = imports.importHandle(Wire.read(body, ImportRequest.class, validator)); // what @Valid checks
-        } catch (InvalidRequest e) {
-            problem(request, response, problems.invalidRequest(e));
-            return true;
-        } catch (ApiException e) {
-            problem(request, response, problems.api(e));
-            return true;
         } catch (RuntimeException e) {
-            problem(request, response, problems.unexpected(e));
+            problem(request, response, problems.answer(e, request));
             return true;
         }
         write(response, 200, MediaType.APPLICATION_JSON_VALUE, reply);

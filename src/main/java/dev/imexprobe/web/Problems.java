@@ -40,6 +40,20 @@ public class Problems extends ResponseEntityExceptionHandler {
         return b.body(ProblemJson.problem(status, code, detail));
     }
 
+    /**
+     * The answer the {@code @ExceptionHandler}s below give for {@code e}, for a route served outside MVC's dispatch
+     * ({@link DirectRoutes}): the same choice Spring makes, in one place.
+     */
+    ResponseEntity<ProblemDetail> answer(RuntimeException e, HttpServletRequest request) {
+        return switch (e) {
+            case ApiException api -> api(api);
+            case InvalidRequest invalid -> invalidRequest(invalid);
+            case InvalidParameterException undecodable -> undecodableQuery(undecodable);
+            case IllegalStateException state -> illegalState(state, request);
+            default -> unexpected(e);
+        };
+    }
+
     @ExceptionHandler(ApiException.class)
     ResponseEntity<ProblemDetail> api(ApiException e) {
         return response(e.status(), e.code(), e.getMessage(), e.retryAfterSeconds());
