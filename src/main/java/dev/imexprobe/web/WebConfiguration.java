@@ -2,6 +2,7 @@ package dev.imexprobe.web;
 
 import dev.imexprobe.agent.AgentConfiguration.AgentSignatureHolder;
 import dev.imexprobe.agent.AgentProperties;
+import dev.imexprobe.mesh.ProbeRecorder;
 import dev.imexprobe.probe.DriverExecutor;
 
 import jakarta.validation.Validator;
@@ -44,6 +45,15 @@ public class WebConfiguration implements WebMvcConfigurer {
         FilterRegistrationBean<DriverWake> r = new FilterRegistrationBean<>(new DriverWake(executor));
         r.setOrder(Ordered.HIGHEST_PRECEDENCE);
         r.addUrlPatterns(DirectRoutes.PROBE, DirectRoutes.IMPORTS);
+        return r;
+    }
+
+    /** Every request but the probe's two reads what /probe recorded after answering (RecordedFirst). */
+    @Bean
+    FilterRegistrationBean<RecordedFirst> recordedFirst(ProbeRecorder recorder) {
+        FilterRegistrationBean<RecordedFirst> r = new FilterRegistrationBean<>(new RecordedFirst(recorder));
+        r.setOrder(Ordered.HIGHEST_PRECEDENCE + 1);
+        r.addUrlPatterns("/*");
         return r;
     }
 
