@@ -110,7 +110,7 @@ public class MeshConfiguration {
     MeshService meshService(AgentIdentity identity, NodeService node, MeshState state, PeerDiscovery discovery,
                             PeerClient client, JsonMapper json, AgentProperties properties) {
         return new MeshService(identity, () -> node.report().fake(), state, discovery, client, json,
-                properties.mesh().interval());
+                properties.mesh().interval()).computeDomains(() -> node.report().computeDomains());
     }
 
     @Bean("imexprobe")

@@ -232,6 +232,26 @@ public enum FindingCode {
                     + "clique on both nodes). If they should be apart, an IMEX daemon's node list or a ComputeDomain "
                     + "spans both: memory of one tenant can be imported by the other."),
 
+    COMPUTE_DOMAIN_READY_CHANNEL_FAILS(Severity.ERROR, Blame.TARGET,
+            "ComputeDomain {computeDomain} says Ready ({nodes}), but {failedPairs} imports between its nodes fail with "
+                    + "800 NOT_PERMITTED ({pairs}): the layer at fault is the IMEX channel of the importing pod on "
+                    + "{importers}. Ready covers the ComputeDomain's IMEX daemons, not the channel each pod holds; the "
+                    + "importer does not hold the channel the exporter's handle is bound to.",
+            "On {importers}: check that the importing pod's container references a ResourceClaim made from this "
+                    + "ComputeDomain's channel template (kubectl get resourceclaims -o wide: allocated and reserved "
+                    + "for that pod), that /dev/nvidia-caps-imex-channels/channel0 exists in the pod with the major of "
+                    + "/proc/devices, and the DRA driver's kubelet plugin log on the node (claim prepared?); restart "
+                    + "the pod once its claim is prepared (DRA driver issue #1417)."),
+    COMPUTE_DOMAIN_READY_DAEMON_FAILS(Severity.ERROR, Blame.LOCAL,
+            "ComputeDomain {computeDomain} says Ready ({nodes}), but {failedPairs} imports between its nodes fail "
+                    + "({driverResult}; {pairs}): the channel admitted them, so the layer at fault is the "
+                    + "ComputeDomain's IMEX daemons, which report ready to the controller but do not resolve each "
+                    + "other's handles.",
+            "In the ComputeDomain's daemon pods on {nodes} (the DRA driver's namespace): nvidia-imex-ctl -N must "
+                    + "list every node of the ComputeDomain as connected; read their logs for peers they cannot "
+                    + "reach (IP, port 50000, NetworkPolicy) or stale addresses, and delete the daemon pod that "
+                    + "lists fewer nodes so the driver restarts it. Until then keep jobs off the pairs named."),
+
     // ---- preflight evidence: the instances of one job (docs/preflight.md) ------------------------------------
     PREFLIGHT_PEERS_MISSING(Severity.ERROR, Blame.LOCAL,
             "Only {found} of {expected} preflight instances answered before the deadline ({deadlineSeconds} s); "

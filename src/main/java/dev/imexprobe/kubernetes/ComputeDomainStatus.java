@@ -32,8 +32,38 @@ public record ComputeDomainStatus(String state, String detail, List<Entry> compu
      * @param status     the ComputeDomain's {@code status.status}: Ready or NotReady (all its nodes)
      * @param nodeStatus this node's {@code status.nodes[].status}: Ready when its IMEX daemon can broker exchanges
      * @param cliqueId   this node's {@code cliqueID} (NVLink cluster UUID and clique id)
+     * @param members    every node the ComputeDomain's {@code status.nodes[]} lists, this one included, with its
+     *                   status: which pairs of the mesh lie inside this ComputeDomain
      */
     public record Entry(String namespace, String name, String status, String nodeStatus, String ipAddress,
-                        String cliqueId, Integer index) {
+                        String cliqueId, Integer index, List<Member> members) {
+
+        public static final String READY = "Ready";
+
+        public Entry {
+            members = members == null ? List.of() : List.copyOf(members);
+        }
+
+        /** "namespace/name", as kubectl names it. */
+        public String qualifiedName() {
+            return namespace + "/" + name;
+        }
+
+        /**
+         * Whether this ComputeDomain says that node's IMEX daemon is ready: its own entry says Ready, or (a driver
+         * that fills no per-node status) the ComputeDomain does. Null when it does not list the node.
+         */
+        public Boolean saysReady(String node) {
+            for (Member m : members) {
+                if (m.name().equals(node)) {
+                    return m.status() != null ? READY.equals(m.status()) : READY.equals(status);
+                }
+            }
+            return null;
+        }
+    }
+
+    /** One node of a ComputeDomain's {@code status.nodes[]}: its name and {@code status} (null where not filled). */
+    public record Member(String name, String status) {
     }
 }

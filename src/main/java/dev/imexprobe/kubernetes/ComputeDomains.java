@@ -89,13 +89,21 @@ public final class ComputeDomains implements Supplier<ComputeDomainStatus> {
                         + KubernetesApi.shorten(String.valueOf(e.getMessage())), List.of(), now);
             }
             for (JsonNode cd : root.path("items")) {
+                List<ComputeDomainStatus.Member> members = new ArrayList<>();
+                for (JsonNode n : cd.path("status").path("nodes")) {
+                    String name = n.path("name").asString(null);
+                    if (name != null) {
+                        members.add(new ComputeDomainStatus.Member(name, n.path("status").asString(null)));
+                    }
+                }
+                members.sort(Comparator.comparing(ComputeDomainStatus.Member::name));
                 for (JsonNode n : cd.path("status").path("nodes")) {
                     if (node.equals(n.path("name").asString(null))) {
                         mine.add(new ComputeDomainStatus.Entry(cd.path("metadata").path("namespace").asString(null),
                                 cd.path("metadata").path("name").asString(null),
                                 cd.path("status").path("status").asString(null), n.path("status").asString(null),
                                 n.path("ipAddress").asString(null), n.path("cliqueID").asString(null),
-                                n.hasNonNull("index") ? n.get("index").asInt() : null));
+                                n.hasNonNull("index") ? n.get("index").asInt() : null, members));
                     }
                 }
             }

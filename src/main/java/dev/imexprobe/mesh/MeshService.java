@@ -1,6 +1,7 @@
 package dev.imexprobe.mesh;
 
 import dev.imexprobe.finding.Finding;
+import dev.imexprobe.kubernetes.ComputeDomainStatus;
 import dev.imexprobe.node.AgentIdentity;
 import dev.imexprobe.peer.PeerAddress;
 import dev.imexprobe.peer.PeerCall;
@@ -21,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * Builds mesh views: this agent's own pairs, or the whole domain's by asking every known peer for its
@@ -35,6 +37,7 @@ public final class MeshService {
     private final PeerClient client;
     private final JsonMapper json;
     private final Duration interval;
+    private volatile Supplier<ComputeDomainStatus> computeDomains = () -> null;
 
     public MeshService(AgentIdentity identity, BooleanSupplier fake, MeshState state, PeerDiscovery discovery,
                        PeerClient client, JsonMapper json, Duration interval) {
@@ -45,6 +48,12 @@ public final class MeshService {
         this.client = client;
         this.json = json;
         this.interval = interval;
+    }
+
+    /** This node's ComputeDomains (imexprobe.computedomains.enabled), held against the pairs inside them. */
+    public MeshService computeDomains(Supplier<ComputeDomainStatus> source) {
+        this.computeDomains = source;
+        return this;
     }
 
     public MeshView local() {
@@ -111,6 +120,7 @@ public final class MeshService {
         }).toList();
         List<Finding> findings = new ArrayList<>(blame.findings());
         findings.addAll(DomainDiagnosis.diagnose(pairs));
+        findings.addAll(ComputeDomainDiagnosis.diagnose(computeDomains.get(), pairs));
         return new MeshView(identity, fake.getAsBoolean(), scope, Instant.now(), interval.toMillis() / 1000.0,
                 state.lastCycle(), List.copyOf(agents), List.copyOf(unreachable), judged, List.copyOf(findings));
     }

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ExportRegistry implements AutoCloseable {
 
-    private static final List<ProbeStage> EXPORT_STAGES = List.of(new CreateStage(), new ExportStage());
+    /** The exporter's half of an exchange (the ladder's exporting worker runs it too). */
+    public static final List<ProbeStage> EXPORT_STAGES = List.of(new CreateStage(), new ExportStage());
     private static final ReleaseStage RELEASE = new ReleaseStage();
     private static final SecureRandom RANDOM = new SecureRandom();
 

@@ -20,6 +20,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
@@ -98,8 +99,15 @@ class ComputeDomainsTest {
         assertThat(s.state()).isEqualTo("ok");
         assertThat(s.detail()).isNull();
         assertThat(s.computeDomains()).containsExactly(
-                new ComputeDomainStatus.Entry("canary", "imexprobe", "Ready", "Ready", "10.1.0.7", clique, 0),
-                new ComputeDomainStatus.Entry("train", "job-b", "NotReady", "NotReady", "10.1.0.7", clique, 3));
+                new ComputeDomainStatus.Entry("canary", "imexprobe", "Ready", "Ready", "10.1.0.7", clique, 0,
+                        List.of(new ComputeDomainStatus.Member(NODE, "Ready"))),
+                new ComputeDomainStatus.Entry("train", "job-b", "NotReady", "NotReady", "10.1.0.7", clique, 3,
+                        List.of(new ComputeDomainStatus.Member(NODE, "NotReady"),
+                                new ComputeDomainStatus.Member("gb200-08", "Ready"))));
+        ComputeDomainStatus.Entry jobB = s.computeDomains().get(1);
+        assertThat(jobB.saysReady("gb200-08")).as("its own entry says Ready").isTrue();
+        assertThat(jobB.saysReady(NODE)).isFalse();
+        assertThat(jobB.saysReady("gb200-09")).as("not a member").isNull();
         api.verify(1, getRequestedFor(urlPathEqualTo(ComputeDomains.PATH)).withQueryParam("limit", equalTo("500")));
     }
 

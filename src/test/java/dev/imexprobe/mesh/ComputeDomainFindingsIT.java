@@ -1,0 +1,153 @@
+package dev.imexprobe.mesh;
+
+import dev.imexprobe.testing.FakeMachine;
+import dev.imexprobe.testing.MeshAgents;
+import dev.imexprobe.testing.MeshAgents.Agent;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A ComputeDomain that says Ready for every node while the mesh's imports between them fail, on real agent
+ * processes through the real JNI path, with a fake API server answering as the NVIDIA DRA driver's controller
+ * fills the ComputeDomain:
+ * <ul>
+ *   <li>node-c has no IMEX channel: imports into it fail with 800, the channel is the layer at fault;</li>
+ *   <li>node-b's IMEX daemon is in another ensemble (the fake's {@code imex.domain}): imports into it fail with
+ *       801, the daemons are the layer at fault;</li>
+ *   <li>node-d observes only: its pairs are {@code not_probed} by design and are never held against the
+ *       ComputeDomain, its own view has no such finding.</li>
+ * </ul>
+ */
+class ComputeDomainFindingsIT {
+
+    static final Duration SETTLE = Duration.ofSeconds(90);
+    static final JsonMapper JSON = JsonMapper.builder().build();
+    static final List<String> NODES = List.of("node-a", "node-b", "node-c", "node-d");
+    static WireMockServer api;
+    static MeshAgents mesh;
+    static final Map<String, Agent> AGENTS = new LinkedHashMap<>();
+
+    @BeforeAll
+    static void start() {
+        api = new WireMockServer(options().dynamicPort());
+        api.start();
+        serveComputeDomain();
+        mesh = MeshAgents.forTest(ComputeDomainFindingsIT.class);
+        for (String n : NODES) {
+            boolean channel = !n.equals("node-c") && !n.equals("node-d");
+            FakeMachine m = (channel ? FakeMachine.h200(mesh.dir().resolve(n))
+                    : FakeMachine.h200WithoutChannel(mesh.dir().resolve(n))).host(n)
+                    .fabric(0, 3, MeshAgents.CLUSTER, MeshAgents.CLIQUE)
+                    .config("imex.domain", n.equals("node-b") ? "B" : "A");
+            Map<String, String> env = new LinkedHashMap<>(Map.of("IMEXPROBE_MESH_INTERVAL", "2s",
+                    "IMEXPROBE_MESH_MAXBACKOFF", "4s",
+                    "IMEXPROBE_CHANNEL_MODE", n.equals("node-d") ? "observer" : "hostPath",
+                    "IMEXPROBE_COMPUTEDOMAINS_ENABLED", "true",
+                    "IMEXPROBE_COMPUTEDOMAINS_INTERVAL", "1s",
+                    "IMEXPROBE_PEERS_KUBERNETES_API", "http://localhost:" + api.port()));
+            AGENTS.put(n, mesh.add(n, m, env));
+        }
+        AGENTS.values().forEach(a -> a.env("IMEXPROBE_PEERS_STATIC", mesh.staticList()));
+        mesh.startAll(false);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (mesh != null) {
+            mesh.close();
+        }
+        if (api != null) {
+            api.stop();
+        }
+    }
+
+    /** As the DRA driver's controller fills it: Ready, every node's daemon Ready. */
+    static void serveComputeDomain() {
+        List<Map<String, Object>> nodes = new ArrayList<>();
+        for (int i = 0; i < NODES.size(); i++) {
+            nodes.add(Map.of("name", NODES.get(i), "ipAddress", "10.1.0." + (i + 1), "cliqueID",
+                    MeshAgents.CLUSTER + "." + MeshAgents.CLIQUE, "index", i, "status", "Ready"));
+        }
+        Map<String, Object> cd = Map.of("apiVersion", "resource.nvidia.com/v1beta1", "kind", "ComputeDomain",
+                "metadata", Map.of("name", "canary", "namespace", "gpu-jobs"),
+                "status", Map.of("status", "Ready", "nodes", nodes));
+        api.stubFor(get(urlPathEqualTo("/apis/resource.nvidia.com/v1beta1/computedomains"))
+                .withQueryParam("limit", equalTo("500"))
+                .willReturn(okJson(JSON.writeValueAsString(Map.of("kind", "ComputeDomainList",
+                        "metadata", Map.of(), "items", List.of(cd))))));
+    }
+
+    static JsonNode finding(JsonNode view, String code) {
+        for (JsonNode f : view.path("findings")) {
+            if (f.path("code").asString().equals(code)) {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void aReadyComputeDomainWhoseImportsFailNamesTheChannelOrTheDaemons() {
+        Agent a = AGENTS.get("node-a");
+        JsonNode view = MeshAgents.eventually(SETTLE, "node-a's view holds both ComputeDomain findings",
+                () -> a.mesh(false), v -> finding(v, "COMPUTE_DOMAIN_READY_CHANNEL_FAILS") != null
+                        && finding(v, "COMPUTE_DOMAIN_READY_DAEMON_FAILS") != null);
+
+        JsonNode channel = finding(view, "COMPUTE_DOMAIN_READY_CHANNEL_FAILS");
+        assertThat(channel.path("severity").asString()).isEqualTo("error");
+        assertThat(channel.path("blame").asString()).isEqualTo("target");
+        JsonNode e = channel.path("evidence");
+        assertThat(e.path("computeDomain").asString()).isEqualTo("gpu-jobs/canary");
+        assertThat(e.path("importers").toString()).isEqualTo("[\"node-c\"]");
+        assertThat(e.path("pairs").asString()).isEqualTo("node-a → node-c");
+        assertThat(e.path("nodes").asString()).isEqualTo("node-a: Ready, node-c: Ready");
+        assertThat(e.path("driverResult").asString()).isEqualTo("import CUDA_ERROR_NOT_PERMITTED");
+        assertThat(channel.path("cause").asString()).contains("IMEX channel of the importing pod on [node-c]");
+
+        JsonNode daemon = finding(view, "COMPUTE_DOMAIN_READY_DAEMON_FAILS");
+        assertThat(daemon.path("blame").asString()).isEqualTo("local");
+        assertThat(daemon.path("evidence").path("pairs").asString()).isEqualTo("node-a → node-b");
+        assertThat(daemon.path("evidence").path("driverResult").asString())
+                .isEqualTo("import CUDA_ERROR_NOT_SUPPORTED");
+        assertThat(daemon.path("cause").asString()).contains("IMEX daemons");
+        assertThat(view.path("findings").toString()).as("the observer's pairs are not_probed: never counted")
+                .doesNotContain("node-d");
+    }
+
+    @Test
+    void theObserverInTheSameReadyComputeDomainHasNoSuchFinding() {
+        Agent d = AGENTS.get("node-d");
+        JsonNode view = MeshAgents.eventually(SETTLE, "node-d lists its pairs, all not_probed, and its ComputeDomain",
+                () -> d.mesh(false), v -> v.path("pairs").size() >= 3 && d.json("/v1/node").path("computeDomains")
+                        .path("computeDomains").size() == 1);
+        for (JsonNode p : view.path("pairs")) {
+            assertThat(p.path("state").asString()).as(p.toString()).isEqualTo("not_probed");
+        }
+        assertThat(finding(view, "COMPUTE_DOMAIN_READY_CHANNEL_FAILS")).isNull();
+        assertThat(finding(view, "COMPUTE_DOMAIN_READY_DAEMON_FAILS")).isNull();
+        JsonNode entry = d.json("/v1/node").path("computeDomains").path("computeDomains").get(0);
+        assertThat(entry.path("members").size()).isEqualTo(4);
+        assertThat(entry.path("members").get(3).path("name").asString()).isEqualTo("node-d");
+        assertThat(entry.path("members").get(3).path("status").asString()).isEqualTo("Ready");
+    }
+}
