@@ -173,6 +173,11 @@ public final class ExportRegistry implements AutoCloseable {
         }
     }
 
+    /** Driver work of this registry (a write-back check and release) is due in about {@code inNanos}. */
+    public void expectWork(long inNanos) {
+        engine.executor().expect(inNanos);
+    }
+
     /** Releases an export now; null when there is no such export. */
     public StageResult release(String id) {
         Export e = exports.remove(id);
