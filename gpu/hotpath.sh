@@ -95,8 +95,17 @@ def raw_get(tag, req):
         buf += chunk
     head, _, body = buf.partition(b"\r\n\r\n")
     lines = [l.lower() for l in head.split(b"\r\n")]
-    n = next(int(l.split(b":")[1]) for l in lines if l.startswith(b"content-length:"))
-    while len(body) < n:
+    n = next((int(l.split(b":")[1]) for l in lines if l.startswith(b"content-length:")), None)
+    if n is None:  # chunked (a build answering through MVC): read to the last chunk, then join the chunks
+        while not body.endswith(b"0\r\n\r\n"):
+            body += s.recv(65536)
+        out = b""
+        while True:
+            size, _, rest = body.partition(b"\r\n"); k = int(size, 16)
+            if k == 0: break
+            out += rest[:k]; body = rest[k + 2:]
+        body = out
+    while n is not None and len(body) < n:
         body += s.recv(65536)
     if b"connection: close" in lines:
         s.close(); raw_conn(tag)

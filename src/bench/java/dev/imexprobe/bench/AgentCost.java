@@ -44,19 +44,19 @@ final class AgentCost {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("gpuMemorySource", smi ? "nvidia-smi --query-compute-apps (per process, every 100 ms)"
                 : "none: no nvidia-smi (the fake driver has no GPU memory)");
-        List<AgentProcess> all = new ArrayList<>();
+        List<AgentJvm> all = new ArrayList<>();
         try {
             // Both pairs at once, measured over the same window: the idle pair's mesh interval is an hour.
-            List<AgentProcess> idle = startPair(s, env, Duration.ofHours(1), "idle", all);
-            List<AgentProcess> busy = startPair(s, env, interval, "rounds", all);
-            for (AgentProcess a : all) {
+            List<AgentJvm> idle = startPair(s, env, Duration.ofHours(1), "idle", all);
+            List<AgentJvm> busy = startPair(s, env, interval, "rounds", all);
+            for (AgentJvm a : all) {
                 a.awaitReady(Duration.ofSeconds(180));
             }
             int gpus = gpus(all.getFirst());
             // the first round (at start), the context linger after it (2 s by default), the JIT settling
             Thread.sleep(s.quick() ? 4000 : 12000);
             Map<Long, double[]> before = new LinkedHashMap<>();
-            for (AgentProcess a : all) {
+            for (AgentJvm a : all) {
                 double[] c = counters(a);
                 before.put(a.pid(), new double[] {a.cpuSeconds(), c[0], c[1]});
             }
@@ -69,24 +69,24 @@ final class AgentCost {
             m.put("rounds", figures(busy, before, memory, seconds, interval, rounds, gpus));
             return m;
         } finally {
-            AgentProcess.closeAll(all);
+            AgentJvm.closeAll(all);
         }
     }
 
     /** Two agents that probe each other: static peers, no jitter, the default context linger. */
-    private static List<AgentProcess> startPair(Bench.Settings s, Map<String, String> env, Duration interval, String tag,
-                                                List<AgentProcess> all) throws IOException {
-        int pa = AgentProcess.freePort();
-        int pb = AgentProcess.freePort();
+    private static List<AgentJvm> startPair(Bench.Settings s, Map<String, String> env, Duration interval, String tag,
+                                                List<AgentJvm> all) throws IOException {
+        int pa = AgentJvm.freePort();
+        int pb = AgentJvm.freePort();
         Map<String, String> e = new LinkedHashMap<>(env);
         e.put("IMEXPROBE_MESH_INTERVAL", interval.toSeconds() + "s");
         e.put("IMEXPROBE_MESH_JITTER", "0");
         e.put("IMEXPROBE_PEERS_STATIC", "127.0.0.1:" + pa + ",127.0.0.1:" + pb);
-        List<AgentProcess> pair = new ArrayList<>();
+        List<AgentJvm> pair = new ArrayList<>();
         for (int port : new int[] {pa, pb}) {
             String name = "cost-" + tag + "-" + pair.size();
             e.put("IMEXPROBE_NODE_NAME", name);
-            AgentProcess a = AgentProcess.start(name, s.java(), s.jar(), s.agentJvm(), new LinkedHashMap<>(e), port,
+            AgentJvm a = AgentJvm.start(name, s.java(), s.jar(), s.agentJvm(), new LinkedHashMap<>(e), port,
                     s.work());
             pair.add(a);
             all.add(a);
@@ -95,14 +95,14 @@ final class AgentCost {
     }
 
     /** Each agent's CPU, GPU memory and context creations over the window (CPU per round where there were rounds). */
-    private static Map<String, Object> figures(List<AgentProcess> pair, Map<Long, double[]> before,
+    private static Map<String, Object> figures(List<AgentJvm> pair, Map<Long, double[]> before,
                                                Map<Long, Memory> memory, double seconds, Duration interval, int rounds,
                                                int gpus) throws Exception {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("meshIntervalSeconds", interval.toSeconds());
         r.put("rounds", rounds);
         List<Map<String, Object>> agents = new ArrayList<>();
-        for (AgentProcess a : pair) {
+        for (AgentJvm a : pair) {
             double cpuMs = (a.cpuSeconds() - before.get(a.pid())[0]) * 1000;
             double[] c = counters(a);
             double contexts = c[0] - before.get(a.pid())[1];
@@ -133,7 +133,7 @@ final class AgentCost {
     }
 
     /** Samples each agent's GPU memory every 100 ms over the window; without nvidia-smi it only waits. */
-    private static Map<Long, Memory> sampleGpuMemory(List<AgentProcess> agents, Duration window, boolean smi)
+    private static Map<Long, Memory> sampleGpuMemory(List<AgentJvm> agents, Duration window, boolean smi)
             throws Exception {
         Map<Long, Memory> m = new LinkedHashMap<>();
         long end = System.nanoTime() + window.toNanos();
@@ -141,12 +141,12 @@ final class AgentCost {
             Thread.sleep(window.toMillis());
             return m;
         }
-        for (AgentProcess a : agents) {
+        for (AgentJvm a : agents) {
             m.put(a.pid(), new Memory(0, Double.MAX_VALUE, 0));
         }
         while (System.nanoTime() < end) {
             Map<Long, Double> used = computeApps();
-            for (AgentProcess a : agents) {
+            for (AgentJvm a : agents) {
                 double mib = used.getOrDefault(a.pid(), 0.0); // not listed: no context, no memory
                 Memory old = m.get(a.pid());
                 m.put(a.pid(), new Memory(Math.max(old.maxMiB(), mib), Math.min(old.minMiB(), mib), old.samples() + 1));
@@ -182,7 +182,7 @@ final class AgentCost {
         }
     }
 
-    private int gpus(AgentProcess a) throws Exception {
+    private int gpus(AgentJvm a) throws Exception {
         JsonNode node = json.readTree(get(a, "/v1/node"));
         return node.path("gpus").size();
     }
@@ -191,7 +191,7 @@ final class AgentCost {
      * The agent's own counts, summed over their series: primary contexts it created
      * (imexprobe_cuda_context_creations_total) and probes it made (imexprobe_probes_total).
      */
-    private static double[] counters(AgentProcess a) throws Exception {
+    private static double[] counters(AgentJvm a) throws Exception {
         double[] sum = new double[2];
         for (String line : get(a, "/actuator/prometheus").split("\n")) {
             int i = line.startsWith("imexprobe_cuda_context_creations_total") ? 0
@@ -203,7 +203,7 @@ final class AgentCost {
         return sum;
     }
 
-    private static String get(AgentProcess a, String path) throws Exception {
+    private static String get(AgentJvm a, String path) throws Exception {
         try (HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
             HttpResponse<String> r = c.send(HttpRequest.newBuilder(URI.create("http://" + a.address() + path))
                     .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());

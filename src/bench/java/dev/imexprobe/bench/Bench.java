@@ -2,6 +2,7 @@ package dev.imexprobe.bench;
 
 import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.JniCudaDriver;
+import dev.imexprobe.json.Json;
 import dev.imexprobe.probe.Stage;
 
 import tools.jackson.databind.JsonNode;
@@ -144,7 +145,7 @@ public final class Bench {
         }
         Files.createDirectories(work);
         Settings s = new Settings(java, jar.toAbsolutePath(), agentJvm, work.toAbsolutePath(), quick);
-        JsonMapper json = JsonMapper.builder().build();
+        JsonMapper json = Json.MAPPER;
         CudaDriver driver = JniCudaDriver.get();
         if (!driver.status().cudaLoaded()) {
             System.err.println("bench: no usable driver: " + driver.status().unavailableReason());
@@ -171,7 +172,7 @@ public final class Bench {
         List<Double> readies = new ArrayList<>();
 
         // --quick starts the latency agents now, so their start overlaps the floors (quick numbers are not judged).
-        AgentProcess[] early = quick && sections.contains("probe") ? ProbeLatency.startPair(s, s.jar(), "", env) : null;
+        AgentJvm[] early = quick && sections.contains("probe") ? ProbeLatency.startPair(s, s.jar(), "", env) : null;
         if (sections.contains("http")) {
             progress("HTTP floor");
             http = HttpFloor.run(json, quick ? 50 : 2000, quick ? 150 : 5000);
@@ -189,9 +190,9 @@ public final class Bench {
             int n = quick ? 40 : 1000;
             boolean comparing = compareJar != null || compareJvm != null;
             progress("probe latency: starting two agents" + (comparing ? " of each build or flag set" : ""));
-            AgentProcess[] pair = early != null ? early : ProbeLatency.startPair(s, s.jar(), "", env);
+            AgentJvm[] pair = early != null ? early : ProbeLatency.startPair(s, s.jar(), "", env);
             Settings cs = compareJvm != null ? new Settings(s.java(), s.jar(), compareJvm, s.work(), s.quick()) : s;
-            AgentProcess[] other = comparing ? ProbeLatency.startPair(cs, compareJar != null ? compareJar : s.jar(),
+            AgentJvm[] other = comparing ? ProbeLatency.startPair(cs, compareJar != null ? compareJar : s.jar(),
                     "-before", env) : null;
             try {
                 ProbeLatency.awaitReady(pair);
@@ -202,7 +203,7 @@ public final class Bench {
                 readies.add(pair[1].readySeconds());
                 progress("probe latency: " + n + " probes after " + warmup + " for warm-up"
                         + (other != null ? ", alternating with the other build's pair" : ""));
-                List<AgentProcess[]> pairs = other != null ? List.of(pair, other) : List.<AgentProcess[]>of(pair);
+                List<AgentJvm[]> pairs = other != null ? List.of(pair, other) : List.<AgentJvm[]>of(pair);
                 List<ProbeLatency.Samples> samples = new ProbeLatency(json).measure(pairs, warmup, n);
                 probe = samples.getFirst();
                 Map<String, Object> pf = ProbeLatency.figures(probe);
@@ -222,11 +223,11 @@ public final class Bench {
                     }
                 }
             } finally {
-                List<AgentProcess> all = new ArrayList<>(List.of(pair));
+                List<AgentJvm> all = new ArrayList<>(List.of(pair));
                 if (other != null) {
                     all.addAll(List.of(other));
                 }
-                AgentProcess.closeAll(all);
+                AgentJvm.closeAll(all);
             }
         }
         if (floorFile != null) {
@@ -356,13 +357,13 @@ public final class Bench {
         List<String> cmd = new ArrayList<>(command);
         cmd.add("--out");
         cmd.add(out.toString());
-        Process p = AgentProcess.track(new ProcessBuilder(cmd).inheritIO().start());
+        Process p = AgentJvm.track(new ProcessBuilder(cmd).inheritIO().start());
         try {
             if (p.waitFor() != 0) {
                 throw new IOException("the driver floor failed the second time (exit " + p.exitValue() + ")");
             }
         } finally {
-            AgentProcess.untrack(p);
+            AgentJvm.untrack(p);
         }
         return json.readTree(out.toFile());
     }
@@ -735,7 +736,7 @@ public final class Bench {
         return rows;
     }
 
-    /** "anon A, file F MiB; largest: name size …" from {@link AgentProcess#memoryBreakdown}. */
+    /** "anon A, file F MiB; largest: name size …" from {@link AgentJvm#memoryBreakdown}. */
     private static String memory(Map<?, ?> mem) {
         StringBuilder v = new StringBuilder(String.format(Locale.ROOT, "anon %.0f, file %.0f MiB; largest:",
                 ((Number) mem.get("rssAnonMiB")).doubleValue(), ((Number) mem.get("rssFileMiB")).doubleValue()));

@@ -5,9 +5,11 @@ import dev.imexprobe.cuda.CuCall;
 import dev.imexprobe.cuda.CuResult;
 import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.FabricHandle;
+import dev.imexprobe.cuda.HandleType;
 import dev.imexprobe.cuda.Mapping;
+import dev.imexprobe.ladder.WorkerReply;
+import dev.imexprobe.ladder.WorkerRequest;
 
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.BufferedReader;
@@ -51,19 +53,18 @@ final class CopyBandwidth {
         List<Map<String, Object>> rows = new ArrayList<>();
         List<String> cmd = new ArrayList<>(List.of(s.java(), "-XX:TieredStopAtLevel=1", "-jar", s.jar().toString(), "worker"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(s.work().resolve("copy-worker.log").toFile());
-        Process worker = AgentProcess.track(pb.start());
+        Process worker = AgentJvm.track(pb.start());
         try (PrintWriter in = new PrintWriter(worker.getOutputStream(), true, StandardCharsets.UTF_8);
              BufferedReader out = new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8))) {
             for (long size : sizes) {
                 rows.add(one(in, out, size, iterations, repetitions));
             }
-            in.println("{\"op\":\"exit\"}");
-            out.readLine();
+            ask(in, out, new WorkerRequest.Exit());
         } finally {
             if (!worker.waitFor(10, TimeUnit.SECONDS)) {
                 worker.destroyForcibly();
             }
-            AgentProcess.untrack(worker);
+            AgentJvm.untrack(worker);
         }
         m.put("sizes", rows);
         return m;
@@ -72,12 +73,11 @@ final class CopyBandwidth {
     private Map<String, Object> one(PrintWriter in, BufferedReader out, long size, int iterations, int repetitions)
             throws IOException {
         long seed = 0x5eed0000L + size;
-        JsonNode e = ask(in, out, Map.of("op", "export", "gpu", GPU, "sizeBytes", size, "seed", seed,
-                "handleType", "FABRIC"));
-        if (!e.path("ok").asBoolean()) {
+        WorkerReply.StagesReply e = ask(in, out, new WorkerRequest.Export(GPU, size, seed, HandleType.FABRIC));
+        if (!e.ok()) {
             throw new IOException("the worker could not export " + size + " bytes: " + e);
         }
-        FabricHandle handle = FabricHandle.fromBase64(e.path("handle").asString());
+        FabricHandle handle = FabricHandle.fromBase64(e.handle());
         List<AutoCloseable> held = new ArrayList<>();
         try {
             Allocation imported = need(Allocation.importFabric(driver, GPU, handle, size), "import", held);
@@ -123,7 +123,7 @@ final class CopyBandwidth {
                     System.err.println("bench: release failed: " + ex);
                 }
             }
-            ask(in, out, Map.of("op", "release"));
+            ask(in, out, new WorkerRequest.Release());
         }
     }
 
@@ -167,13 +167,15 @@ final class CopyBandwidth {
         return out;
     }
 
-    private JsonNode ask(PrintWriter in, BufferedReader out, Map<String, ?> request) throws IOException {
+    /** One request to the worker, in the ladder's records; its answer as the record it names. */
+    private <R extends WorkerReply> R ask(PrintWriter in, BufferedReader out, WorkerRequest<R> request)
+            throws IOException {
         in.println(json.writeValueAsString(request));
         String line = out.readLine();
         if (line == null) {
             throw new IOException("the worker exited; see its log");
         }
-        return json.readTree(line);
+        return json.readValue(line, request.replyType());
     }
 
     static List<Long> parseSizes(String list) {

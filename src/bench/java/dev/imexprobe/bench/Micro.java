@@ -94,6 +94,7 @@ final class Micro {
         try (DriverExecutor pool = new DriverExecutor(16, Duration.ofSeconds(5))) {
             m.put("driverPoolHopUs", time(() -> pool.run(() -> 1, null), 200));
         }
+        m.put("handOff", handOff());
         m.put("jniCallUs", time(driver::driverVersion, 2000));
         m.put("importerStages", importerHops());
         byte[] body = json.writeValueAsBytes(Payloads.importBody(Payloads.randomHandle(), Payloads.SIZE,
@@ -127,6 +128,69 @@ final class Micro {
         m.put("nodeReportBuildUs", time(reporter::report, 5));
         m.put("metrics", metrics(node, probe.results().getFirst()));
         return m;
+    }
+
+    /**
+     * One stage list handed to the driver pool and its result handed back, as a probe's side does it, with
+     * {@code imexprobe.driver.spin} 0 (park and be woken, both ways) and 100 µs (the worker announced when the
+     * request arrives, the caller awake near the list's expected end): the caller works 150 µs (its request) after
+     * the announcement, the list busy-waits 300 µs (a driver call), 2 ms idle between exchanges (threads park as
+     * between probes). Overhead = wall time of the hand-off minus the 300 µs; CPU = the process's CPU per
+     * exchange minus the 450 µs both busy parts take. Medians and p90 in µs.
+     */
+    private Map<String, Object> handOff() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        int n = quick ? 200 : 2000;
+        ProbeStage busy = new ProbeStage() {
+            @Override
+            public Stage stage() {
+                return Stage.IMPORT;
+            }
+
+            @Override
+            public StageOutcome run(ProbeSession s) {
+                spinFor(300_000);
+                return StageOutcome.skipped("busy");
+            }
+        };
+        com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        for (long spin : new long[] {0, 100_000}) {
+            try (DriverExecutor pool = new DriverExecutor(16, Duration.ofSeconds(5), Duration.ofNanos(spin))) {
+                dev.imexprobe.probe.StageEngine engine = new dev.imexprobe.probe.StageEngine(pool);
+                ProbeSession session = new ProbeSession(driver, HandleType.FABRIC, Payloads.SIZE, 1L, null, 0, -1);
+                List<ProbeStage> list = List.of(busy);
+                double[] over = new double[n];
+                long cpu = 0;
+                for (int i = -n / 5; i < n; i++) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(2_000_000);
+                    long c0 = os.getProcessCpuTime();
+                    pool.expect(pool.spinNanos());
+                    spinFor(150_000);
+                    long t = System.nanoTime();
+                    engine.run(session, list);
+                    long wall = System.nanoTime() - t;
+                    if (i >= 0) {
+                        over[i] = (wall - 300_000) / 1e3;
+                        cpu += os.getProcessCpuTime() - c0;
+                    }
+                }
+                Map<String, Object> r = new LinkedHashMap<>();
+                r.put("overheadP50Us", Stats.round(Stats.median(over)));
+                java.util.Arrays.sort(over);
+                r.put("overheadP90Us", Stats.round(over[(int) (n * 0.9)]));
+                r.put("cpuOverheadUs", Stats.round(cpu / 1e3 / n - 450));
+                m.put("spin" + spin / 1000 + "us", r);
+            }
+        }
+        return m;
+    }
+
+    private static void spinFor(long nanos) {
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() - end < 0) {
+            Thread.onSpinWait();
+        }
     }
 
     /**

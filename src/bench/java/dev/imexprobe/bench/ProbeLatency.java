@@ -49,16 +49,16 @@ final class ProbeLatency {
     }
 
     /** Starts both agents (in parallel) and returns them ready; their ready times are part of the figures. */
-    static AgentProcess[] startPair(Bench.Settings s, Path jar, String tag, Map<String, String> env) throws Exception {
-        AgentProcess a = AgentProcess.start("a" + tag, s.java(), jar, s.agentJvm(), withNode(env, "bench-a" + tag),
-                AgentProcess.freePort(), s.work());
-        AgentProcess b = AgentProcess.start("b" + tag, s.java(), jar, s.agentJvm(), withNode(env, "bench-b" + tag),
-                AgentProcess.freePort(), s.work());
-        return new AgentProcess[] {a, b};
+    static AgentJvm[] startPair(Bench.Settings s, Path jar, String tag, Map<String, String> env) throws Exception {
+        AgentJvm a = AgentJvm.start("a" + tag, s.java(), jar, s.agentJvm(), withNode(env, "bench-a" + tag),
+                AgentJvm.freePort(), s.work());
+        AgentJvm b = AgentJvm.start("b" + tag, s.java(), jar, s.agentJvm(), withNode(env, "bench-b" + tag),
+                AgentJvm.freePort(), s.work());
+        return new AgentJvm[] {a, b};
     }
 
-    static void awaitReady(AgentProcess[] pair) throws Exception {
-        for (AgentProcess p : pair) {
+    static void awaitReady(AgentJvm[] pair) throws Exception {
+        for (AgentJvm p : pair) {
             p.awaitReady(Duration.ofSeconds(180));
         }
     }
@@ -69,15 +69,15 @@ final class ProbeLatency {
         return m;
     }
 
-    Samples measure(AgentProcess a, AgentProcess b, int warmup, int n) throws IOException, InterruptedException {
-        return measure(List.<AgentProcess[]>of(new AgentProcess[] {a, b}), warmup, n).getFirst();
+    Samples measure(AgentJvm a, AgentJvm b, int warmup, int n) throws IOException, InterruptedException {
+        return measure(List.<AgentJvm[]>of(new AgentJvm[] {a, b}), warmup, n).getFirst();
     }
 
     /**
      * Probes each pair in turn, round after round (the order alternating), so that pairs of two builds see the
      * same machine at the same moments: on a shared, noisy machine that is the only fair before/after.
      */
-    List<Samples> measure(List<AgentProcess[]> pairs, int warmup, int n) throws IOException, InterruptedException {
+    List<Samples> measure(List<AgentJvm[]> pairs, int warmup, int n) throws IOException, InterruptedException {
         PeerHttp client = new PeerHttp(Duration.ofSeconds(5), Duration.ofSeconds(60), 64 << 20);
         Map<String, String> accept = Map.of("Accept", "application/json");
         int k = pairs.size();
@@ -173,7 +173,7 @@ final class ProbeLatency {
     }
 
     /** a user, b user, a system, b system (seconds). */
-    private static double[] cpuOf(AgentProcess[] pair) throws IOException {
+    private static double[] cpuOf(AgentJvm[] pair) throws IOException {
         double[] a = pair[0].cpuUserSystemSeconds();
         double[] b = pair[1].cpuUserSystemSeconds();
         return new double[] {a[0], b[0], a[1], b[1]};

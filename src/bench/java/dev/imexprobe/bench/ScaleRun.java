@@ -100,8 +100,8 @@ final class ScaleRun {
             // The chart's default is false: the pair gauges and probe counters carry the pair, the stage series do not.
             agentEnv.put("IMEXPROBE_METRICS_PAIRS", Boolean.toString(plan.pairLabels()));
             agentEnv.put("IMEXPROBE_MESH_INTERVAL", plan.interval().toMillis() + "ms");
-            try (AgentProcess agent = AgentProcess.start("scale-" + plan.interval().toSeconds() + "s", s.java(), s.jar(),
-                    s.agentJvm(), agentEnv, AgentProcess.freePort(), s.work())) {
+            try (AgentJvm agent = AgentJvm.start("scale-" + plan.interval().toSeconds() + "s", s.java(), s.jar(),
+                    s.agentJvm(), agentEnv, AgentJvm.freePort(), s.work())) {
                 double ready = agent.awaitReady(Duration.ofSeconds(180));
                 m.put("readySeconds", Stats.round(ready));
                 String agentGpu = agentGpu(agent);
@@ -153,7 +153,7 @@ final class ScaleRun {
         return m;
     }
 
-    private String agentGpu(AgentProcess agent) throws Exception {
+    private String agentGpu(AgentJvm agent) throws Exception {
         try (HttpClient c = HttpClient.newHttpClient()) {
             HttpResponse<byte[]> r = c.send(HttpRequest.newBuilder(URI.create("http://" + agent.address() + "/v1/node"))
                     .build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -161,7 +161,7 @@ final class ScaleRun {
         }
     }
 
-    private Map<String, Object> scrape(AgentProcess agent, int n) throws Exception {
+    private Map<String, Object> scrape(AgentJvm agent, int n) throws Exception {
         URI uri = URI.create("http://" + agent.address() + "/actuator/prometheus");
         int bytes = 0;
         long series = 0;
@@ -215,7 +215,7 @@ final class ScaleRun {
     }
 
     /** The agent's own /v1/mesh: how many pairs it keeps, by state, and the document's size. */
-    private Map<String, Object> mesh(AgentProcess agent) throws Exception {
+    private Map<String, Object> mesh(AgentJvm agent) throws Exception {
         try (HttpClient c = HttpClient.newHttpClient()) {
             long t = System.nanoTime();
             HttpResponse<byte[]> r = c.send(HttpRequest.newBuilder(URI.create("http://" + agent.address() + "/v1/mesh"))

@@ -90,7 +90,8 @@ public class AgentConfiguration {
 
     @Bean(destroyMethod = "close")
     DriverExecutor driverExecutor(AgentProperties properties) {
-        return new DriverExecutor(properties.driver().threads(), properties.driver().timeout());
+        return new DriverExecutor(properties.driver().threads(), properties.driver().timeout(),
+                properties.driver().spin());
     }
 
     @Bean

@@ -1,5 +1,6 @@
 package dev.imexprobe.cli;
 
+import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.json.Json;
 
 import tools.jackson.databind.JsonNode;
@@ -44,8 +45,8 @@ final class DemoWatch {
                     }
                     JsonNode f = p.path("finding");
                     String line = String.format("finding: %s/%s → %s/%s: %s%s (stage %s, blame %s)",
-                            p.path("sourceNode").asString(), shortGpu(p.path("sourceGpu").asString()),
-                            p.path("targetNode").asString(), shortGpu(p.path("targetGpu").asString()),
+                            p.path("sourceNode").asString(), GpuDevice.shortUuid(p.path("sourceGpu").asString()),
+                            p.path("targetNode").asString(), GpuDevice.shortUuid(p.path("targetGpu").asString()),
                             p.has("cuResultName") ? p.path("cuResultName").asString() + " " : "",
                             f.path("code").asString("?"), p.path("stage").asString(), f.path("blame").asString("?"));
                     if (seen.add(line)) {
@@ -56,10 +57,6 @@ final class DemoWatch {
             }
             Thread.sleep(Math.min(2000, Math.max(250, o.interval().toMillis())));
         }
-    }
-
-    private static String shortGpu(String uuid) {
-        return uuid.startsWith("GPU-") && uuid.length() > 12 ? uuid.substring(0, 12) : uuid;
     }
 
     private static JsonNode get(HttpClient http, JsonMapper json, String url) {

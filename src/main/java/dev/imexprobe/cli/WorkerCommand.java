@@ -1,7 +1,6 @@
 package dev.imexprobe.cli;
 
 import dev.imexprobe.cuda.JniCudaDriver;
-import dev.imexprobe.json.Json;
 import dev.imexprobe.ladder.Worker;
 import dev.imexprobe.probe.DriverExecutor;
 import dev.imexprobe.probe.StageEngine;
@@ -23,7 +22,7 @@ final class WorkerCommand {
         Duration timeout = Duration.ofSeconds(args.length > 0 && args[0].startsWith("--timeout=")
                 ? Long.parseLong(args[0].substring("--timeout=".length())) : 5);
         try (DriverExecutor executor = new DriverExecutor(2, timeout)) {
-            new Worker(JniCudaDriver.get(), new StageEngine(executor), Json.MAPPER)
+            new Worker(JniCudaDriver.get(), new StageEngine(executor))
                     .serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), System.out);
             return 0;
         } catch (IOException e) {

@@ -54,6 +54,11 @@ public record GpuDevice(int index, String uuid, String name, String pciBusId, Ma
                 memoryFreeBytes, memoryTotalBytes, imexDomain, computeMode, migEnabled, findingCode);
     }
 
+    /** A UUID as people read it in tables: {@code GPU-} and the first eight hex digits. */
+    public static String shortUuid(String uuid) {
+        return uuid.startsWith("GPU-") && uuid.length() > 12 ? uuid.substring(0, 12) : uuid;
+    }
+
     public boolean supports(DeviceAttribute attribute) {
         return Integer.valueOf(1).equals(attributes.get(attributeKey(attribute)));
     }

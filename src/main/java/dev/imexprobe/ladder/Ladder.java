@@ -1,9 +1,10 @@
 package dev.imexprobe.ladder;
 
+import dev.imexprobe.cuda.DeviceAttribute;
+import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.cuda.HandleType;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
-import dev.imexprobe.json.Json;
 import dev.imexprobe.ladder.LadderReport.Cell;
 import dev.imexprobe.ladder.LadderReport.GpuRef;
 import dev.imexprobe.ladder.LadderReport.RungResult;
@@ -12,16 +13,11 @@ import dev.imexprobe.ladder.LadderWorker.WorkerFailure;
 import dev.imexprobe.ladder.RungPlanner.CannotRun;
 import dev.imexprobe.ladder.RungPlanner.Expected;
 import dev.imexprobe.ladder.RungPlanner.Plan;
+import dev.imexprobe.ladder.WorkerReply.NodeReply;
+import dev.imexprobe.ladder.WorkerReply.StagesReply;
 import dev.imexprobe.probe.ProbeDiagnosis;
-import dev.imexprobe.probe.Seeds;
-import dev.imexprobe.probe.Stage;
 import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageResult;
-import dev.imexprobe.probe.StageStatus;
-import dev.imexprobe.probe.StageStitch;
-import dev.imexprobe.probe.TransferStage;
-
-import tools.jackson.databind.JsonNode;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -88,6 +84,11 @@ public final class Ladder {
 
     record GpuInfo(int index, String uuid, String pciBusId, boolean fabric, boolean posixFd,
                            long granularity) {
+        static GpuInfo of(GpuDevice g) {
+            return new GpuInfo(g.index(), g.uuid(), g.pciBusId(), g.supports(DeviceAttribute.FABRIC),
+                    g.supports(DeviceAttribute.POSIX_FILE_DESCRIPTOR), g.granularityBytes());
+        }
+
         GpuRef ref() {
             return new GpuRef(index, uuid, pciBusId);
         }
@@ -124,15 +125,13 @@ public final class Ladder {
                 return couldNotTell(notRun(f.getMessage()));
             }
             try (first) {
-                JsonNode nodeReply = first.request(Map.of("op", "node"), timeout());
+                NodeReply nodeReply = first.request(new WorkerRequest.Node(), timeout());
                 Finding unusable = unusableDriver(nodeReply);
                 if (unusable != null) {
                     return couldNotTell(unusable);
                 }
-                ProcessView view = Json.MAPPER.treeToValue(first.request(Map.of("op", "view"), timeout()).get("view"),
-                        ProcessView.class);
-                scout = new Scout(gpus(nodeReply), fakeInfo(nodeReply), view);
-                library = nodeReply.path("library").asString("libcuda.so.1");
+                scout = new Scout(nodeReply.gpus().stream().map(GpuInfo::of).toList(), nodeReply.fake(), view(first));
+                library = nodeReply.library() != null ? nodeReply.library() : "libcuda.so.1";
                 chooseGpus();
                 rungs.add(oneProcess(first));
             } catch (WorkerFailure f) {
@@ -167,39 +166,17 @@ public final class Ladder {
 
         // ---- the node, as the first worker sees it -------------------------------------------------------------
 
-        private Finding unusableDriver(JsonNode reply) {
-            JsonNode problem = reply.get("driverProblem");
-            if (problem != null && problem.isString()) {
-                return FindingCode.NO_DRIVER.finding(Map.of("reason", problem.asString()));
+        private Finding unusableDriver(NodeReply reply) {
+            if (reply.driverProblem() != null) {
+                return FindingCode.NO_DRIVER.finding(Map.of("reason", reply.driverProblem()));
             }
-            if (!reply.path("ok").asBoolean(false) || reply.path("gpus").isEmpty()) {
+            if (!reply.ok() || reply.gpus() == null || reply.gpus().isEmpty()) {
                 Map<String, Object> e = new LinkedHashMap<>();
-                e.put("driverResult", reply.path("init").asString("unknown"));
+                e.put("driverResult", reply.init() != null ? reply.init() : "unknown");
                 e.put("visibleDevices", "unset (the ladder removes it: rungs 0–2 see every GPU)");
                 return FindingCode.NO_GPU.finding(e);
             }
             return null;
-        }
-
-        private List<GpuInfo> gpus(JsonNode reply) {
-            List<GpuInfo> out = new ArrayList<>();
-            for (JsonNode g : reply.path("gpus")) {
-                JsonNode attrs = g.path("attributes");
-                out.add(new GpuInfo(g.path("index").asInt(), g.path("uuid").asString(null),
-                        g.path("pciBusId").asString(null), attrs.path("fabric").asInt(0) == 1,
-                        attrs.path("posixFileDescriptor").asInt(0) == 1, g.path("granularityBytes").asLong(0)));
-            }
-            return List.copyOf(out);
-        }
-
-        private Map<String, String> fakeInfo(JsonNode reply) {
-            JsonNode f = reply.get("fake");
-            if (f == null || f.isNull()) {
-                return null;
-            }
-            Map<String, String> m = new LinkedHashMap<>();
-            f.properties().forEach(e -> m.put(e.getKey(), e.getValue().asString("")));
-            return m;
         }
 
         private void chooseGpus() {
@@ -232,13 +209,9 @@ public final class Ladder {
                     cells.add(Cell.skipped(type, unsupported));
                     continue;
                 }
-                Map<String, Object> req = new LinkedHashMap<>();
-                req.put("op", "selfProbe");
-                req.put("handleType", type.name());
-                req.put("gpu", a.index());
-                req.put("sizeBytes", size);
-                JsonNode reply = worker.request(req, timeout());
-                cells.add(cell(type, stagesOf(reply, worker, "selfProbe"), Expected.PASS));
+                StagesReply reply = worker.request(new WorkerRequest.SelfProbe(a.index(), size, type, null, null),
+                        timeout());
+                cells.add(cell(type, WorkerExchange.stagesOf(reply, worker, "selfProbe"), Expected.PASS));
             }
             return new RungResult(Rung.ONE_PROCESS, Rung.ONE_PROCESS.title(), Rung.ONE_PROCESS.setup(), List.of(),
                     null, List.of(scout.view()), List.copyOf(cells));
@@ -284,8 +257,11 @@ public final class Ladder {
                             continue;
                         }
                         Expected expected = type == HandleType.FABRIC ? plan.expected() : plan.expectedPosixFd();
+                        WorkerExchange exchange = new WorkerExchange(exporter, importer, this::timeout);
                         List<StageResult> stages = type == HandleType.FABRIC
-                                ? fabricExchange(exporter, importer, plan) : posixFdExchange(exporter, importer, plan);
+                                ? exchange.fabric(plan.exporterOrdinal(), plan.importerOrdinal(), size)
+                                : exchange.posixFd(plan.exporterOrdinal(), plan.importerOrdinal(), size,
+                                        work.resolve("fd-" + (++sockets) + ".sock"));
                         cells.add(cell(type, stages, expected));
                     }
                 }
@@ -309,110 +285,6 @@ public final class Ladder {
                     plan.importer().description(), List.copyOf(seen), List.copyOf(cells));
         }
 
-        // ---- one exchange between two workers ------------------------------------------------------------------
-
-        private List<StageResult> fabricExchange(LadderWorker exporter, LadderWorker importer, Plan plan)
-                throws WorkerFailure {
-            long seed = Seeds.next();
-            long writeback = Seeds.next();
-            StageStitch st = new StageStitch();
-            JsonNode ex = exporter.request(exportRequest(plan, seed, HandleType.FABRIC), timeout());
-            st.addAll(stagesOf(ex, exporter, "export"));
-            if (!ex.path("ok").asBoolean(false)) {
-                return st.list("not run: the export failed");
-            }
-            st.add(TransferStage.of(StageStatus.OK, 0, "the 64-byte handle went to the importer process through the "
-                    + "ladder"));
-            Map<String, Object> imp = importRequest(plan, seed, writeback, "import");
-            imp.put("handle", ex.path("handle").asString());
-            JsonNode im = importer.request(imp, timeout());
-            finish(st, stagesOf(im, importer, "import"), exporter, writeback);
-            return st.list("not run: " + firstFailureLabel(st) + " failed");
-        }
-
-        private List<StageResult> posixFdExchange(LadderWorker exporter, LadderWorker importer, Plan plan)
-                throws WorkerFailure {
-            long seed = Seeds.next();
-            long writeback = Seeds.next();
-            StageStitch st = new StageStitch();
-            String socket = work.resolve("fd-" + (++sockets) + ".sock").toString();
-            JsonNode listen = importer.request(Map.of("op", "listen", "socket", socket), timeout());
-            if (!listen.path("ok").asBoolean(false)) {
-                st.add(TransferStage.of(StageStatus.FAILED, 0, "the importer could not listen on " + socket
-                        + ": errno " + listen.path("errno").asInt()));
-                return st.list("not run: no Unix socket for the descriptor");
-            }
-            JsonNode ex = exporter.request(exportRequest(plan, seed, HandleType.POSIX_FD), timeout());
-            st.addAll(stagesOf(ex, exporter, "export"));
-            if (!ex.path("ok").asBoolean(false)) {
-                return st.list("not run: the export failed");
-            }
-            JsonNode sent = exporter.request(Map.of("op", "sendFd", "socket", socket), timeout());
-            st.add(Json.MAPPER.treeToValue(sent.get("stage"), StageResult.class));
-            if (!sent.path("ok").asBoolean(false)) {
-                st.add(releaseOf(exporter));
-                return st.list("not run: the descriptor did not reach the importer");
-            }
-            JsonNode im = importer.request(importRequest(plan, seed, writeback, "importFd"), timeout());
-            if (!im.has("stages")) {
-                st.add(TransferStage.of(StageStatus.FAILED, 0, "the importer received no descriptor: "
-                        + im.path("error").asString("no reason given")));
-                st.add(releaseOf(exporter));
-                return st.list("not run: the descriptor did not reach the importer");
-            }
-            finish(st, stagesOf(im, importer, "importFd"), exporter, writeback);
-            return st.list("not run: " + firstFailureLabel(st) + " failed");
-        }
-
-        /** The importer's stages, then the exporter's check of the write-back and its release, merged. */
-        private void finish(StageStitch st, List<StageResult> imported, LadderWorker exporter, long writeback)
-                throws WorkerFailure {
-            StageResult write = null;
-            StageResult importerRelease = null;
-            for (StageResult r : imported) {
-                if (r.name() == Stage.WRITEBACK) {
-                    write = r;
-                } else if (r.name() == Stage.RELEASE) {
-                    importerRelease = r;
-                } else {
-                    st.add(r);
-                }
-            }
-            StageResult check = null;
-            if (write != null && write.ok()) {
-                JsonNode v = exporter.request(Map.of("op", "verify", "seed", writeback), timeout());
-                check = Json.MAPPER.treeToValue(v.get("stage"), StageResult.class);
-            }
-            st.add(StageStitch.mergeWriteback(write, check));
-            st.add(StageStitch.mergeRelease(importerRelease, releaseOf(exporter)));
-        }
-
-        private StageResult releaseOf(LadderWorker exporter) throws WorkerFailure {
-            JsonNode rel = exporter.request(Map.of("op", "release"), timeout());
-            JsonNode stage = rel.get("stage");
-            return stage == null || stage.isNull() ? null : Json.MAPPER.treeToValue(stage, StageResult.class);
-        }
-
-        private Map<String, Object> exportRequest(Plan plan, long seed, HandleType type) {
-            Map<String, Object> req = new LinkedHashMap<>();
-            req.put("op", "export");
-            req.put("gpu", plan.exporterOrdinal());
-            req.put("sizeBytes", size);
-            req.put("seed", seed);
-            req.put("handleType", type.name());
-            return req;
-        }
-
-        private Map<String, Object> importRequest(Plan plan, long seed, long writeback, String op) {
-            Map<String, Object> req = new LinkedHashMap<>();
-            req.put("op", op);
-            req.put("sizeBytes", size);
-            req.put("gpu", plan.importerOrdinal());
-            req.put("seed", seed);
-            req.put("writebackSeed", writeback);
-            return req;
-        }
-
         // ---- results -------------------------------------------------------------------------------------------
 
         private Cell cell(HandleType type, List<StageResult> stages, Expected expected) {
@@ -432,21 +304,8 @@ public final class Ladder {
                     finding, stages);
         }
 
-        private List<StageResult> stagesOf(JsonNode reply, LadderWorker worker, String op) throws WorkerFailure {
-            JsonNode stages = reply.get("stages");
-            if (stages == null || !stages.isArray()) {
-                throw new WorkerFailure("the " + worker.name() + " worker refused '" + op + "': "
-                        + reply.path("error").asString("no stages in its answer"));
-            }
-            List<StageResult> out = new ArrayList<>();
-            for (JsonNode s : stages) {
-                out.add(Json.MAPPER.treeToValue(s, StageResult.class));
-            }
-            return out;
-        }
-
         private ProcessView view(LadderWorker worker) throws WorkerFailure {
-            return Json.MAPPER.treeToValue(worker.request(Map.of("op", "view"), timeout()).get("view"), ProcessView.class);
+            return worker.request(new WorkerRequest.View(), timeout()).view();
         }
 
         private String unsupported(HandleType type, boolean bothGpus) {
@@ -503,11 +362,6 @@ public final class Ladder {
                 throw new UncheckedIOException("cannot create " + work.resolve(name), e);
             }
         }
-    }
-
-    private static String firstFailureLabel(StageStitch st) {
-        StageResult f = StageEngine.firstFailure(st.list("-"));
-        return f == null ? "an earlier stage" : f.name().label();
     }
 
     private static void deleteTree(Path root) {

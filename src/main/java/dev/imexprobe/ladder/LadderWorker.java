@@ -2,8 +2,6 @@ package dev.imexprobe.ladder;
 
 import dev.imexprobe.json.Json;
 
-import tools.jackson.databind.JsonNode;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -79,8 +77,8 @@ final class LadderWorker implements AutoCloseable {
     }
 
     /** Sends one request and waits for its answer; kills the worker when none comes in time. */
-    JsonNode request(Map<String, ?> request, Duration timeout) throws WorkerFailure {
-        String op = String.valueOf(request.get("op"));
+    <R extends WorkerReply> R request(WorkerRequest<R> request, Duration timeout) throws WorkerFailure {
+        String op = request.op();
         if (!process.isAlive() && lines.isEmpty()) {
             throw new WorkerFailure(exited(op));
         }
@@ -103,10 +101,10 @@ final class LadderWorker implements AutoCloseable {
             throw new WorkerFailure(exited(op));
         }
         try {
-            return Json.MAPPER.readTree(line);
+            return Json.MAPPER.readValue(line, request.replyType());
         } catch (RuntimeException e) {
-            throw new WorkerFailure("the " + name + " worker answered '" + op + "' with something that is not JSON: "
-                    + (line.length() > 200 ? line.substring(0, 200) + "…" : line));
+            throw new WorkerFailure("the " + name + " worker answered '" + op + "' with something that is not its "
+                    + "answer: " + (line.length() > 200 ? line.substring(0, 200) + "…" : line));
         }
     }
 
@@ -149,7 +147,7 @@ final class LadderWorker implements AutoCloseable {
     @Override
     public void close() {
         if (process.isAlive()) {
-            in.println("{\"op\":\"exit\"}");
+            in.println(Json.MAPPER.writeValueAsString(new WorkerRequest.Exit()));
             try {
                 if (!process.waitFor(10, TimeUnit.SECONDS)) {
                     kill();

@@ -7,66 +7,63 @@ import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.cuda.GpuInventory;
 import dev.imexprobe.cuda.HandleType;
 import dev.imexprobe.cuda.LiveAllocations;
-import dev.imexprobe.probe.AccessStage;
-import dev.imexprobe.probe.CreateStage;
-import dev.imexprobe.probe.ExportStage;
-import dev.imexprobe.probe.ImportStage;
+import dev.imexprobe.json.Json;
+import dev.imexprobe.ladder.WorkerReply.DoneReply;
+import dev.imexprobe.ladder.WorkerReply.InfoReply;
+import dev.imexprobe.ladder.WorkerReply.ListenReply;
+import dev.imexprobe.ladder.WorkerReply.NodeReply;
+import dev.imexprobe.ladder.WorkerReply.StageReply;
+import dev.imexprobe.ladder.WorkerReply.StagesReply;
+import dev.imexprobe.ladder.WorkerReply.ViewReply;
+import dev.imexprobe.ladder.WorkerRequest.Exit;
+import dev.imexprobe.ladder.WorkerRequest.Export;
+import dev.imexprobe.ladder.WorkerRequest.Import;
+import dev.imexprobe.ladder.WorkerRequest.ImportFd;
+import dev.imexprobe.ladder.WorkerRequest.Info;
+import dev.imexprobe.ladder.WorkerRequest.Listen;
+import dev.imexprobe.ladder.WorkerRequest.Node;
+import dev.imexprobe.ladder.WorkerRequest.Release;
+import dev.imexprobe.ladder.WorkerRequest.SelfProbe;
+import dev.imexprobe.ladder.WorkerRequest.SendFd;
+import dev.imexprobe.ladder.WorkerRequest.Verify;
+import dev.imexprobe.ladder.WorkerRequest.View;
+import dev.imexprobe.probe.ExportRegistry;
 import dev.imexprobe.probe.Importer;
-import dev.imexprobe.probe.MapStage;
-import dev.imexprobe.probe.ProbeStage;
 import dev.imexprobe.probe.ProbeSession;
 import dev.imexprobe.probe.ReleaseStage;
-import dev.imexprobe.probe.ReserveStage;
 import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageResult;
 import dev.imexprobe.probe.StageStatus;
 import dev.imexprobe.probe.TransferStage;
-import dev.imexprobe.probe.VerifyStage;
 import dev.imexprobe.probe.WritebackStage;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.exc.InvalidTypeIdException;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
- * One side of an exchange in its own process, driven over stdin/stdout with one JSON object per line. The
- * ladder starts an exporter and an importer worker under growing isolation (CUDA_VISIBLE_DEVICES, mount
- * namespaces, channel views) and asks each for its half; tests drive the same protocol. No Spring, fast start.
- *
- * <p>Requests: {@code node}, {@code export} (gpu, sizeBytes, seed, handleType), {@code sendFd} (socket),
- * {@code listen} (socket), {@code importFd} (sizeBytes, gpu, seed, writebackSeed), {@code import} (handle,
- * sizeBytes, gpu, seed, writebackSeed), {@code verify} (seed), {@code release}, {@code info}, {@code exit};
- * for the ladder also {@code view} (what this process sees: {@link ProcessView}) and {@code selfProbe} (gpu,
- * sizeBytes, handleType, seed, writebackSeed: the whole exchange inside this process, rung 0).
- * Every answer carries {@code op} and {@code ok}; a bad request gets {@code ok:false} and an {@code error}.
+ * One side of an exchange in its own process, driven over stdin/stdout with one JSON object per line: a
+ * {@link WorkerRequest} in, its {@link WorkerReply} out. The ladder starts an exporter and an importer worker under
+ * growing isolation (CUDA_VISIBLE_DEVICES, mount namespaces, channel views) and asks each for its half; tests and
+ * the bench drive the same records. No Spring, fast start.
  */
 public final class Worker {
 
     private static final int FD_TIMEOUT_MILLIS = 10_000;
 
-    /** Rung 0: every stage in this one process, as the self-probe, for either handle type. */
-    private static final List<ProbeStage> IN_PROCESS = List.of(new CreateStage(), new ExportStage(),
-            TransferStage.inProcess(), new ImportStage(), new ReserveStage(), new MapStage(), new AccessStage(),
-            new VerifyStage(), new WritebackStage(WritebackStage.Side.BOTH), new ReleaseStage());
-
     private final CudaDriver driver;
     private final StageEngine engine;
-    private final JsonMapper json;
     private ProbeSession exported;
     private int listeningSocket = -1;
 
-    public Worker(CudaDriver driver, StageEngine engine, JsonMapper json) {
+    public Worker(CudaDriver driver, StageEngine engine) {
         this.driver = driver;
         this.engine = engine;
-        this.json = json;
     }
 
     /** Serves requests until {@code exit} or end of input; releases whatever it still holds. */
@@ -77,23 +74,23 @@ public final class Worker {
                 if (line.isBlank()) {
                     continue;
                 }
-                Map<String, Object> reply;
+                WorkerReply reply;
+                boolean exit = false;
                 try {
-                    JsonNode request = json.readTree(line);
-                    String op = request.path("op").asString("");
-                    if (op.equals("exit")) {
-                        out.println(json.writeValueAsString(Map.of("op", "exit", "ok", true)));
-                        out.flush();
-                        return;
-                    }
-                    reply = handle(op, request);
+                    WorkerRequest<?> request = Json.MAPPER.readValue(line, WorkerRequest.class);
+                    exit = request instanceof Exit;
+                    reply = exit ? new DoneReply(true, null) : handle(request);
+                } catch (InvalidTypeIdException e) {
+                    reply = new DoneReply(false, e.getTypeId() == null ? "the request names no op"
+                            : "unknown op '" + e.getTypeId() + "'");
                 } catch (RuntimeException e) {
-                    reply = new LinkedHashMap<>();
-                    reply.put("ok", false);
-                    reply.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
+                    reply = new DoneReply(false, e.getClass().getSimpleName() + ": " + e.getMessage());
                 }
-                out.println(json.writeValueAsString(reply));
+                out.println(Json.MAPPER.writeValueAsString(reply));
                 out.flush();
+                if (exit) {
+                    return;
+                }
             }
         } finally {
             releaseExport();
@@ -103,124 +100,92 @@ public final class Worker {
         }
     }
 
-    Map<String, Object> handle(String op, JsonNode r) {
-        Map<String, Object> reply = new LinkedHashMap<>();
-        reply.put("op", op);
-        switch (op) {
-            case "node" -> {
-                GpuInventory inv = GpuInventory.scan(driver);
-                reply.put("ok", inv.init().ok());
-                reply.put("init", inv.init().name());
-                reply.put("gpus", inv.gpus());
-                reply.put("fake", driver.status().fake());
-                // Why nothing loaded, in the driver status's words (the ladder reports it as NO_DRIVER).
-                reply.put("driverProblem", driver.status().unavailableReason());
-                reply.put("library", driver.status().cudaLibrary());
-            }
-            case "export" -> {
-                releaseExport();
-                HandleType type = HandleType.parse(r.path("handleType").asString("FABRIC"));
-                if (type == null) {
-                    throw new IllegalArgumentException("handleType must be FABRIC or POSIX_FD");
-                }
-                exported = new ProbeSession(driver, type, r.path("sizeBytes").asLong(2L << 20),
-                        r.path("seed").asLong(), null, r.path("gpu").asInt(0), -1);
-                List<StageResult> stages = new ArrayList<>(engine.run(exported,
-                        List.of(new CreateStage(), new ExportStage())));
-                boolean ok = StageEngine.passed(stages);
-                if (ok && type == HandleType.FABRIC) {
-                    reply.put("handle", exported.fabricHandle().base64());
-                }
-                if (!ok) {
-                    stages.addAll(engine.run(exported, List.of(new ReleaseStage())));
-                    exported = null;
-                }
-                reply.put("ok", ok);
-                reply.put("stages", stages);
-            }
-            case "sendFd" -> {
-                long start = System.nanoTime();
-                int rc = exported == null || exported.exportedFd() < 0 ? -1
-                        : FdPassing.sendFd(r.path("socket").asString(), exported.exportedFd(), FD_TIMEOUT_MILLIS);
-                reply.put("ok", rc == 0);
-                reply.put("stage", TransferStage.of(rc == 0 ? StageStatus.OK : StageStatus.FAILED,
-                        System.nanoTime() - start, rc == 0 ? "descriptor sent over a Unix socket (SCM_RIGHTS)"
-                                : rc < 0 ? "nothing exported as POSIX_FD" : "sendmsg failed: errno " + rc));
-            }
-            case "listen" -> {
-                int[] fd = new int[1];
-                int rc = FdPassing.listen(r.path("socket").asString(), fd);
-                listeningSocket = rc == 0 ? fd[0] : -1;
-                reply.put("ok", rc == 0);
-                reply.put("errno", rc);
-            }
-            case "importFd" -> {
-                int[] fd = new int[1];
-                int rc = listeningSocket < 0 ? -1 : FdPassing.acceptFd(listeningSocket, FD_TIMEOUT_MILLIS, fd);
-                if (listeningSocket >= 0) {
-                    FdPassing.close(listeningSocket);
-                    listeningSocket = -1;
-                }
-                if (rc != 0) {
-                    reply.put("ok", false);
-                    reply.put("error", rc < 0 ? "not listening" : "no descriptor arrived: errno " + rc);
-                    break;
-                }
-                List<StageResult> stages = new Importer(driver, engine).importPosixFd(fd[0],
-                        r.path("sizeBytes").asLong(2L << 20), r.path("gpu").asInt(0), seed(r, "seed"),
-                        seed(r, "writebackSeed"));
-                reply.put("ok", StageEngine.passed(stages));
-                reply.put("stages", stages);
-            }
-            case "import" -> {
-                FabricHandle handle = FabricHandle.fromBase64(r.path("handle").asString());
-                List<StageResult> stages = new Importer(driver, engine).importFabric(handle,
-                        r.path("sizeBytes").asLong(2L << 20), r.path("gpu").asInt(0), seed(r, "seed"),
-                        seed(r, "writebackSeed"));
-                reply.put("ok", StageEngine.passed(stages));
-                reply.put("stages", stages);
-            }
-            case "verify" -> {
-                if (exported == null) {
-                    throw new IllegalStateException("nothing exported");
-                }
-                ProbeSession check = exported.withWritebackSeed(r.path("seed").asLong());
-                StageResult stage = engine.run(check, List.of(new WritebackStage(WritebackStage.Side.CHECK))).getFirst();
-                reply.put("ok", stage.ok());
-                reply.put("stage", stage);
-            }
-            case "release" -> {
+    WorkerReply handle(WorkerRequest<?> request) {
+        return switch (request) {
+            case Node n -> node();
+            case Export e -> export(e);
+            case SendFd s -> sendFd(s);
+            case Listen l -> listen(l);
+            case ImportFd i -> importFd(i);
+            case Import i -> StagesReply.of(new Importer(driver, engine).importFabric(
+                    FabricHandle.fromBase64(i.handle()), i.sizeBytes(), i.gpu(), i.seed(), i.writebackSeed()));
+            case Verify v -> verify(v);
+            case Release r -> {
                 StageResult stage = releaseExport();
-                reply.put("ok", stage == null || stage.ok());
-                reply.put("stage", stage);
+                yield new StageReply(stage == null || stage.ok(), stage, null);
             }
-            case "view" -> {
-                reply.put("ok", true);
-                reply.put("view", ProcessView.inspect(driver));
-            }
-            case "selfProbe" -> {
-                HandleType type = HandleType.parse(r.path("handleType").asString("FABRIC"));
-                if (type == null) {
-                    throw new IllegalArgumentException("handleType must be FABRIC or POSIX_FD");
-                }
-                int gpu = r.path("gpu").asInt(0);
-                Long seed = seed(r, "seed");
-                Long writeback = seed(r, "writebackSeed");
-                ProbeSession session = new ProbeSession(driver, type, r.path("sizeBytes").asLong(2L << 20),
-                        seed != null ? seed : Seeds.next(), writeback != null ? writeback : Seeds.next(), gpu, gpu);
-                List<StageResult> stages = engine.run(session, IN_PROCESS);
-                reply.put("ok", StageEngine.passed(stages));
-                reply.put("stages", stages);
-            }
-            case "info" -> {
-                reply.put("ok", true);
-                reply.put("fake", driver.status().fake());
-                reply.put("liveAllocations", LiveAllocations.total());
-                reply.put("gpus", GpuInventory.scan(driver).gpus().stream().map(GpuDevice::uuid).toList());
-            }
-            default -> throw new IllegalArgumentException("unknown op '" + op + "'");
+            case View v -> new ViewReply(true, ProcessView.inspect(driver), null);
+            case SelfProbe p -> selfProbe(p);
+            case Info i -> new InfoReply(true, driver.status().fake(), LiveAllocations.total(),
+                    GpuInventory.scan(driver).gpus().stream().map(GpuDevice::uuid).toList(), null);
+            case Exit x -> new DoneReply(true, null);
+        };
+    }
+
+    private NodeReply node() {
+        GpuInventory inv = GpuInventory.scan(driver);
+        // Why nothing loaded, in the driver status's words (the ladder reports it as NO_DRIVER).
+        return new NodeReply(inv.init().ok(), inv.init().name(), inv.gpus(), driver.status().fake(),
+                driver.status().unavailableReason(), driver.status().cudaLibrary(), null);
+    }
+
+    private StagesReply export(Export r) {
+        releaseExport();
+        exported = new ProbeSession(driver, r.handleType(), r.sizeBytes(), r.seed(), null, r.gpu(), -1);
+        List<StageResult> stages = new ArrayList<>(engine.run(exported, ExportRegistry.EXPORT_STAGES));
+        boolean ok = StageEngine.passed(stages);
+        String handle = ok && r.handleType() == HandleType.FABRIC ? exported.fabricHandle().base64() : null;
+        if (!ok) {
+            stages.addAll(engine.run(exported, List.of(new ReleaseStage())));
+            exported = null;
         }
-        return reply;
+        return new StagesReply(ok, handle, stages, null);
+    }
+
+    private StageReply sendFd(SendFd r) {
+        long start = System.nanoTime();
+        int rc = exported == null || exported.exportedFd() < 0 ? -1
+                : FdPassing.sendFd(r.socket(), exported.exportedFd(), FD_TIMEOUT_MILLIS);
+        return new StageReply(rc == 0, TransferStage.of(rc == 0 ? StageStatus.OK : StageStatus.FAILED,
+                System.nanoTime() - start, rc == 0 ? "descriptor sent over a Unix socket (SCM_RIGHTS)"
+                        : rc < 0 ? "nothing exported as POSIX_FD" : "sendmsg failed: errno " + rc), null);
+    }
+
+    private ListenReply listen(Listen r) {
+        int[] fd = new int[1];
+        int rc = FdPassing.listen(r.socket(), fd);
+        listeningSocket = rc == 0 ? fd[0] : -1;
+        return new ListenReply(rc == 0, rc, null);
+    }
+
+    private StagesReply importFd(ImportFd r) {
+        int[] fd = new int[1];
+        int rc = listeningSocket < 0 ? -1 : FdPassing.acceptFd(listeningSocket, FD_TIMEOUT_MILLIS, fd);
+        if (listeningSocket >= 0) {
+            FdPassing.close(listeningSocket);
+            listeningSocket = -1;
+        }
+        if (rc != 0) {
+            return new StagesReply(false, null, null, rc < 0 ? "not listening" : "no descriptor arrived: errno " + rc);
+        }
+        return StagesReply.of(new Importer(driver, engine).importPosixFd(fd[0], r.sizeBytes(), r.gpu(), r.seed(),
+                r.writebackSeed()));
+    }
+
+    private StageReply verify(Verify r) {
+        if (exported == null) {
+            throw new IllegalStateException("nothing exported");
+        }
+        ProbeSession check = exported.withWritebackSeed(r.seed());
+        StageResult stage = engine.run(check, List.of(new WritebackStage(WritebackStage.Side.CHECK))).getFirst();
+        return new StageReply(stage.ok(), stage, null);
+    }
+
+    private StagesReply selfProbe(SelfProbe r) {
+        long seed = r.seed() != null ? r.seed() : Seeds.next();
+        long writeback = r.writebackSeed() != null ? r.writebackSeed() : Seeds.next();
+        ProbeSession session = new ProbeSession(driver, r.handleType(), r.sizeBytes(), seed, writeback, r.gpu(), r.gpu());
+        return StagesReply.of(engine.run(session, dev.imexprobe.probe.SelfProbe.STAGES));
     }
 
     private StageResult releaseExport() {
@@ -230,10 +195,5 @@ public final class Worker {
         StageResult r = engine.run(exported, List.of(new ReleaseStage())).getFirst();
         exported = null;
         return r;
-    }
-
-    private static Long seed(JsonNode r, String field) {
-        JsonNode v = r.get(field);
-        return v == null || v.isNull() ? null : v.asLong();
     }
 }

@@ -2,6 +2,7 @@ package dev.imexprobe.mesh;
 
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
+import dev.imexprobe.probe.ImexDomain;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.StageResult;
 
@@ -93,7 +94,7 @@ public final class CrossDomainSample {
         if (result.passed()) {
             if (sameCliqueOtherCluster(sourceDomain, targetDomain)) {
                 e.put("detail", key.sourceNode() + " and " + key.targetNode() + " report clique "
-                        + clique(sourceDomain) + " under two cluster UUIDs (" + sourceDomain + ", " + targetDomain
+                        + ImexDomain.clique(sourceDomain) + " under two cluster UUIDs (" + sourceDomain + ", " + targetDomain
                         + "), yet a sampled import between them passed: they are one domain that reports two");
                 f = FindingCode.DOMAIN_MEMBERS_DISAGREE.finding(e);
             } else {
@@ -111,17 +112,7 @@ public final class CrossDomainSample {
     }
 
     static boolean sameCliqueOtherCluster(String a, String b) {
-        if (a == null || b == null || !a.startsWith("fabric:") || !b.startsWith("fabric:")) {
-            return false;
-        }
-        return clique(a).equals(clique(b)) && !cluster(a).equals(cluster(b));
-    }
-
-    private static String clique(String fabricDomain) {
-        return fabricDomain.substring(fabricDomain.lastIndexOf('/') + 1);
-    }
-
-    private static String cluster(String fabricDomain) {
-        return fabricDomain.substring("fabric:".length(), fabricDomain.lastIndexOf('/'));
+        return ImexDomain.isFabric(a) && ImexDomain.isFabric(b)
+                && ImexDomain.clique(a).equals(ImexDomain.clique(b)) && !ImexDomain.cluster(a).equals(ImexDomain.cluster(b));
     }
 }

@@ -2,6 +2,7 @@ package dev.imexprobe.mesh;
 
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
+import dev.imexprobe.probe.ImexDomain;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -46,7 +47,7 @@ public final class DomainDiagnosis {
         List<Finding> out = new ArrayList<>();
         Map<String, List<PairState>> byDomain = new TreeMap<>();
         for (PairState p : pairs) {
-            if (p.domain() != null && p.domain().startsWith("fabric:") && !p.acrossDomains()
+            if (ImexDomain.isFabric(p.domain()) && !p.acrossDomains()
                     && !p.sourceNode().equals(p.targetNode())
                     && (p.state() == PairState.State.OK || p.state() == PairState.State.FAILED)) {
                 byDomain.computeIfAbsent(p.domain(), d -> new ArrayList<>()).add(p);

@@ -4,9 +4,34 @@ import dev.imexprobe.probe.PairResult;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
-/** Every pair result, from the mesh or from /probe, goes through here: into the mesh state and to listeners. */
-public final class ProbeRecorder {
+/**
+ * Every pair result, from the mesh or from /probe, goes through here: into the mesh state and to listeners.
+ *
+ * <p>/probe records after its answer ({@link #recordAfter}, on one recorder thread, in order) so that its caller
+ * does not wait for the metrics; whoever reads what is recorded (the web layer, before any request but the
+ * probe's own two) first calls {@link #drain}, so a read right after a /probe still sees its result.
+ */
+public final class ProbeRecorder implements AutoCloseable {
+
+    /** A reader waits at most this long for the recorder (a listener that never returns must not hang reads). */
+    private static final long DRAIN_MAX_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    private final ThreadPoolExecutor later = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(), r -> {
+                Thread t = new Thread(r, "probe-recorder");
+                t.setDaemon(true);
+                return t;
+            });
+    /** Batches handed to the recorder thread, and the last one it finished (it runs them in order). */
+    private final AtomicLong handed = new AtomicLong();
+    private volatile long finished;
+    private final Object progress = new Object();
 
     /** Something that wants every result (the metrics). */
     public interface Listener {
@@ -37,6 +62,71 @@ public final class ProbeRecorder {
         state.cycleFinished();
         for (Listener l : listeners) {
             l.onCycleFinished();
+        }
+    }
+
+    /**
+     * Records {@code results} on the recorder thread, after the caller's answer: what {@link #record} does,
+     * in the order given. A reader calls {@link #drain} first.
+     */
+    public void recordAfter(List<PairResult> results) {
+        long n = handed.incrementAndGet();
+        try {
+            later.execute(() -> {
+                try {
+                    results.forEach(this::record);
+                } finally {
+                    synchronized (progress) {
+                        finished = n;
+                        progress.notifyAll();
+                    }
+                }
+            });
+        } catch (RejectedExecutionException e) { // closing: record here
+            try {
+                results.forEach(this::record);
+            } finally {
+                synchronized (progress) {
+                    finished = Math.max(finished, n);
+                    progress.notifyAll();
+                }
+            }
+        }
+    }
+
+    /**
+     * Returns once every result handed to {@link #recordAfter} before this call is recorded (at most 2 s): a
+     * barrier for readers of the mesh state and the metrics. Free when nothing is pending.
+     */
+    public void drain() {
+        long target = handed.get();
+        if (finished >= target) {
+            return;
+        }
+        long end = System.nanoTime() + DRAIN_MAX_NANOS;
+        boolean interrupted = false;
+        synchronized (progress) {
+            long left;
+            while (finished < target && (left = end - System.nanoTime()) > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(progress, left);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        later.shutdown();
+        try {
+            later.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

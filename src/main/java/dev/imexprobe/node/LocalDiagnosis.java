@@ -108,7 +108,7 @@ public final class LocalDiagnosis {
         for (GpuDevice g : gpus) {
             FabricInfo f = g.fabric();
             String d = dev.imexprobe.probe.ImexDomain.of(f, "");
-            if (d.startsWith("fabric:")) {
+            if (dev.imexprobe.probe.ImexDomain.isFabric(d)) {
                 byDomain.computeIfAbsent(d, k -> new ArrayList<>()).add(Integer.toString(g.index()));
             }
         }

@@ -9,6 +9,7 @@ import dev.imexprobe.peer.Prober.Request;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.Verdict;
 import dev.imexprobe.probe.ExportRegistry;
+import dev.imexprobe.probe.Expected;
 import dev.imexprobe.probe.GpuSelector;
 import dev.imexprobe.probe.LocalAgent;
 import dev.imexprobe.probe.PairResult;
@@ -25,6 +26,8 @@ import java.util.List;
 final class PushExchange extends Exchange {
 
     private final ExportRegistry registry;
+    /** How long the importer took to answer the last few pushes, by size. */
+    private final Expected replies = new Expected();
 
     PushExchange(LocalAgent self, ExportRegistry registry, PeerClient client) {
         super(self, client);
@@ -55,8 +58,15 @@ final class PushExchange extends Exchange {
         FabricHandle handle = created.export().session().fabricHandle();
         ImportRequest body = new ImportRequest(handle.base64(), "FABRIC", size, theirs.uuid(), seed, writebackSeed,
                 self.node());
+        long expectedReply = replies.estimate(size);
+        if (expectedReply >= 0) {
+            registry.expectWork(expectedReply); // the check and release follow the reply: a worker awake for it
+        }
         PeerCall<ImportReply> reply = PeerAnswers.checked(client.postImport(peer.target(), body),
                 PeerAnswers::importerProblem);
+        if (reply.ok()) {
+            replies.record(size, reply.nanos());
+        }
         debug.say("POST /v1/imports on " + peer.target() + ": " + describe(reply));
         confirmation.check(reply.ok(), reply.ok() && peer.node().equals(reply.value().node()));
         Finding transferFinding = null;

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ExportRegistry implements AutoCloseable {
 
-    private static final List<ProbeStage> EXPORT_STAGES = List.of(new CreateStage(), new ExportStage());
+    /** The exporter's half of an exchange (the ladder's exporting worker runs it too). */
+    public static final List<ProbeStage> EXPORT_STAGES = List.of(new CreateStage(), new ExportStage());
     private static final ReleaseStage RELEASE = new ReleaseStage();
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -170,6 +171,11 @@ public final class ExportRegistry implements AutoCloseable {
         public StageOutcome run(ProbeSession ignored) {
             return inner.run(view);
         }
+    }
+
+    /** Driver work of this registry (a write-back check and release) is due in about {@code inNanos}. */
+    public void expectWork(long inNanos) {
+        engine.executor().expect(inNanos);
     }
 
     /** Releases an export now; null when there is no such export. */

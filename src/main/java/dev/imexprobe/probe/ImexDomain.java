@@ -12,6 +12,7 @@ import dev.imexprobe.cuda.FabricInfo;
 public final class ImexDomain {
 
     private static final String NO_CLUSTER = "00000000-0000-0000-0000-000000000000";
+    private static final String FABRIC = "fabric:";
 
     private ImexDomain() {
     }
@@ -19,9 +20,24 @@ public final class ImexDomain {
     public static String of(FabricInfo fabric, String hostId) {
         if (fabric != null && fabric.state() == FabricInfo.STATE_COMPLETED && fabric.status() == 0
                 && fabric.clusterUuid() != null && !fabric.clusterUuid().equals(NO_CLUSTER)) {
-            return "fabric:" + fabric.clusterUuid() + "/" + Long.toUnsignedString(fabric.cliqueId());
+            return FABRIC + fabric.clusterUuid() + "/" + Long.toUnsignedString(fabric.cliqueId());
         }
         return "host:" + hostId;
+    }
+
+    /** Whether a domain is an NVLink fabric's (a cluster and clique), not one host's; false for null. */
+    public static boolean isFabric(String domain) {
+        return domain != null && domain.startsWith(FABRIC);
+    }
+
+    /** The cluster UUID of a fabric domain ({@link #isFabric}). */
+    public static String cluster(String fabricDomain) {
+        return fabricDomain.substring(FABRIC.length(), fabricDomain.lastIndexOf('/'));
+    }
+
+    /** The clique id of a fabric domain ({@link #isFabric}). */
+    public static String clique(String fabricDomain) {
+        return fabricDomain.substring(fabricDomain.lastIndexOf('/') + 1);
     }
 
     /** Whether two GPUs can import each other's handles by design; unknown (null) domains are not judged. */

@@ -13,7 +13,8 @@ import java.util.List;
  */
 public final class SelfProbe {
 
-    private static final List<ProbeStage> STAGES = List.of(new CreateStage(), new ExportStage(),
+    /** Every stage in this one process, for either handle type (the ladder's rung 0 runs them too). */
+    public static final List<ProbeStage> STAGES = List.of(new CreateStage(), new ExportStage(),
             TransferStage.inProcess(), new ImportStage(), new ReserveStage(), new MapStage(), new AccessStage(),
             new VerifyStage(), new WritebackStage(WritebackStage.Side.BOTH), new ReleaseStage());
 

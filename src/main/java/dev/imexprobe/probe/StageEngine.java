@@ -24,6 +24,8 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class StageEngine {
 
     private final DriverExecutor executor;
+    /** How long each kind of list (its stages and size) took on its driver thread the last few times. */
+    private final Expected expected = new Expected();
 
     public StageEngine(DriverExecutor executor) {
         this.executor = executor;
@@ -45,6 +47,10 @@ public final class StageEngine {
         List<StageResult> results = new ArrayList<>(stages.size());
         runLoop(stages, 0, new Course(session.stuck), stage -> runOne(session, stage), results::add);
         return results;
+    }
+
+    /** A kind of stage list: the ordinals of its stages as bits, and the session's size. */
+    private record Kind(int stages, long sizeBytes) {
     }
 
     /** One stage's result, and whether its call is still inside the driver (the rest of the list is then deferred). */
@@ -150,7 +156,10 @@ public final class StageEngine {
         /** The first stage without a result, and since when it is the one running (the first: since submission). */
         private int current;
         private long currentSince;
-        private boolean done;
+        /** Read without the lock by a caller spinning for the end. */
+        private volatile boolean done;
+        private final long submitted;
+        private long doneAt;
         private boolean abandoned;
         /** The executor's record of the call the caller gave up on, set with {@code abandoned}. */
         private Object stuckCall;
@@ -160,6 +169,16 @@ public final class StageEngine {
             this.stages = stages;
             this.results = new StageResult[stages.size()];
             this.currentSince = System.nanoTime();
+            this.submitted = currentSince;
+        }
+
+        /** What kind of list this is, for {@link Expected}: which stages, how many bytes. */
+        private Object kind() {
+            int mask = 0;
+            for (ProbeStage stage : stages) {
+                mask |= 1 << stage.stage().ordinal();
+            }
+            return new Kind(mask, session.sizeBytes());
         }
 
         /** On the driver thread. */
@@ -183,6 +202,7 @@ public final class StageEngine {
                 current++;
                 currentSince = System.nanoTime();
                 if (current == stages.size()) {
+                    doneAt = currentSince;
                     done = true;
                     finished.signalAll();
                 }
@@ -194,6 +214,11 @@ public final class StageEngine {
 
         /** On the caller's thread. */
         List<StageResult> await() {
+            long spin = executor.spinNanos();
+            Object kind = spin > 0 ? kind() : null;
+            if (kind != null) {
+                awaitNear(expected.estimate(kind), spin);
+            }
             boolean interrupted = false;
             lock.lock();
             try {
@@ -210,12 +235,45 @@ public final class StageEngine {
                         interrupted = true;
                     }
                 }
+                if (kind != null) {
+                    expected.record(kind, doneAt - submitted);
+                }
                 return List.copyOf(Arrays.asList(results));
             } finally {
                 lock.unlock();
                 if (interrupted) {
                     Thread.currentThread().interrupt();
                 }
+            }
+        }
+
+        /**
+         * Parks until {@code spin} before the list is expected to end, then spins until {@code spin} after:
+         * the worker's signal then finds the caller awake and wakes nobody. Never past the first stage's
+         * deadline (the wait after it keeps every deadline); an interrupt ends it at once.
+         */
+        private void awaitNear(long expectedNanos, long spin) {
+            if (expectedNanos < 0 || expectedNanos + spin >= executor.timeout().toNanos()) {
+                return;
+            }
+            long wakeAt = submitted + expectedNanos - spin;
+            long spinUntil = submitted + expectedNanos + spin;
+            if (System.nanoTime() - wakeAt < 0) {
+                lock.lock();
+                try {
+                    long left;
+                    while (!done && (left = wakeAt - System.nanoTime()) > 0) {
+                        finished.awaitNanos(left);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt(); // the wait below gives up as for any interrupt
+                    return;
+                } finally {
+                    lock.unlock();
+                }
+            }
+            while (!done && System.nanoTime() - spinUntil < 0) {
+                Thread.onSpinWait();
             }
         }
 

@@ -1,6 +1,7 @@
 package dev.imexprobe.web;
 
 import dev.imexprobe.api.Wire;
+import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.mesh.MeshService;
 import dev.imexprobe.mesh.MeshView;
@@ -255,7 +256,7 @@ public class MeshController {
         }
 
         static String label(String node, String gpu) {
-            String g = gpu == null ? "?" : gpu.startsWith("GPU-") && gpu.length() > 12 ? gpu.substring(0, 12) : gpu;
+            String g = gpu == null ? "?" : GpuDevice.shortUuid(gpu);
             return node + " / " + g;
         }
 

@@ -101,7 +101,7 @@ public class ProbeController {
         ProbeReport report;
         try {
             report = PeerClient.withDeadline(deadline, () -> prober.probe(request));
-            report.results().forEach(recorder::record);
+            recorder.recordAfter(report.results()); // after the answer; readers wait for it (RecordedFirst)
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid(e.getMessage());
         } catch (ExportRegistry.CapExceededException e) {

@@ -2,6 +2,8 @@ package dev.imexprobe.web;
 
 import dev.imexprobe.agent.AgentConfiguration.AgentSignatureHolder;
 import dev.imexprobe.agent.AgentProperties;
+import dev.imexprobe.mesh.ProbeRecorder;
+import dev.imexprobe.probe.DriverExecutor;
 
 import jakarta.validation.Validator;
 
@@ -34,6 +36,24 @@ public class WebConfiguration implements WebMvcConfigurer {
                 new AgentAuthFilter(signature.signature(), properties.auth().required()));
         r.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         r.addUrlPatterns("/v1/*");
+        return r;
+    }
+
+    /** Before anything else on the probe's two requests: a driver worker woken while they are read (DriverWake). */
+    @Bean
+    FilterRegistrationBean<DriverWake> driverWake(DriverExecutor executor) {
+        FilterRegistrationBean<DriverWake> r = new FilterRegistrationBean<>(new DriverWake(executor));
+        r.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        r.addUrlPatterns(DirectRoutes.PROBE, DirectRoutes.IMPORTS);
+        return r;
+    }
+
+    /** Every request but the probe's two reads what /probe recorded after answering (RecordedFirst). */
+    @Bean
+    FilterRegistrationBean<RecordedFirst> recordedFirst(ProbeRecorder recorder) {
+        FilterRegistrationBean<RecordedFirst> r = new FilterRegistrationBean<>(new RecordedFirst(recorder));
+        r.setOrder(Ordered.HIGHEST_PRECEDENCE + 1);
+        r.addUrlPatterns("/*");
         return r;
     }
 

@@ -1,5 +1,6 @@
 package dev.imexprobe.cuda;
 
+import dev.imexprobe.ladder.WorkerRequest;
 import dev.imexprobe.testing.FakeMachine;
 import dev.imexprobe.testing.WorkerProcess;
 
@@ -10,7 +11,6 @@ import tools.jackson.databind.JsonNode;
 
 import java.nio.file.Path;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -28,14 +28,6 @@ class CrossProcessFabricIT {
     @TempDir
     Path tmp;
 
-    private static Map<String, Object> req(Object... kv) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        for (int i = 0; i < kv.length; i += 2) {
-            m.put((String) kv[i], kv[i + 1]);
-        }
-        return m;
-    }
-
     static String stage(JsonNode reply, String name, String field) {
         for (JsonNode s : reply.get("stages")) {
             if (s.get("name").asString().equals(name)) {
@@ -52,13 +44,13 @@ class CrossProcessFabricIT {
         long writeback = new Random().nextLong();
         try (WorkerProcess exporter = WorkerProcess.start(m.env(), tmp.resolve("exporter.log"));
              WorkerProcess importer = WorkerProcess.start(m.env(), tmp.resolve("importer.log"))) {
-            JsonNode e = exporter.request(req("op", "export", "gpu", 0, "sizeBytes", SIZE, "seed", seed));
+            JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE, seed, null));
             assertThat(e.get("ok").asBoolean()).as("export %s", e).isTrue();
             assertThat(Base64.getDecoder().decode(e.get("handle").asString())).hasSize(64);
             assertThat(m.stateFiles()).hasSize(1);
 
-            JsonNode i = importer.request(req("op", "import", "handle", e.get("handle").asString(), "sizeBytes", SIZE,
-                    "gpu", 0, "seed", seed, "writebackSeed", writeback));
+            JsonNode i = importer.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 0, seed,
+                    writeback));
             assertThat(i.get("ok").asBoolean()).as("import %s", i).isTrue();
             for (String s : List.of("import", "reserve", "map", "access", "verify", "writeback", "release")) {
                 assertThat(stage(i, s, "status")).as(s).isEqualTo("ok");
@@ -66,14 +58,14 @@ class CrossProcessFabricIT {
             assertThat(stage(i, "import", "cuResultName")).isEqualTo("CUDA_SUCCESS");
 
             // The importer's write must be visible in the exporter's own mapping, and only that pattern.
-            assertThat(exporter.request(req("op", "verify", "seed", writeback)).get("ok").asBoolean()).isTrue();
-            assertThat(exporter.request(req("op", "verify", "seed", writeback + 1)).get("stage").get("status")
+            assertThat(exporter.request(new WorkerRequest.Verify(writeback)).get("ok").asBoolean()).isTrue();
+            assertThat(exporter.request(new WorkerRequest.Verify(writeback + 1)).get("stage").get("status")
                     .asString()).isEqualTo("failed");
 
-            assertThat(exporter.request(req("op", "release")).get("ok").asBoolean()).isTrue();
+            assertThat(exporter.request(new WorkerRequest.Release()).get("ok").asBoolean()).isTrue();
             assertThat(m.stateFiles()).isEmpty();
-            assertThat(exporter.request(req("op", "info")).get("liveAllocations").asInt()).isZero();
-            assertThat(importer.request(req("op", "info")).get("liveAllocations").asInt()).isZero();
+            assertThat(exporter.request(new WorkerRequest.Info()).get("liveAllocations").asInt()).isZero();
+            assertThat(importer.request(new WorkerRequest.Info()).get("liveAllocations").asInt()).isZero();
         }
     }
 
@@ -82,9 +74,8 @@ class CrossProcessFabricIT {
         FakeMachine m = FakeMachine.h200(tmp);
         try (WorkerProcess exporter = WorkerProcess.start(m.env(), tmp.resolve("e.log"));
              WorkerProcess importer = WorkerProcess.start(m.env(), tmp.resolve("i.log"))) {
-            JsonNode e = exporter.request(req("op", "export", "gpu", 0, "sizeBytes", SIZE, "seed", 7));
-            JsonNode i = importer.request(req("op", "import", "handle", e.get("handle").asString(), "sizeBytes", SIZE,
-                    "gpu", 0, "seed", 8));
+            JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE, 7L, null));
+            JsonNode i = importer.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 0, 8L, null));
             assertThat(stage(i, "verify", "status")).isEqualTo("failed");
             assertThat(stage(i, "verify", "cuResultName")).isEqualTo("CUDA_SUCCESS");
             assertThat(stage(i, "verify", "detail")).contains("pattern mismatch at byte 0");
@@ -96,7 +87,7 @@ class CrossProcessFabricIT {
     void createWithoutAnyChannelIsNotPermitted() {
         FakeMachine m = FakeMachine.h200WithoutChannel(tmp);
         try (WorkerProcess exporter = WorkerProcess.start(m.env(), tmp.resolve("e.log"))) {
-            JsonNode e = exporter.request(req("op", "export", "gpu", 0, "sizeBytes", SIZE, "seed", 1));
+            JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE, 1L, null));
             assertThat(e.get("ok").asBoolean()).isFalse();
             assertThat(stage(e, "create", "cuResultName")).isEqualTo("CUDA_ERROR_NOT_PERMITTED");
             assertThat(stage(e, "export", "status")).isEqualTo("skipped");
@@ -125,11 +116,10 @@ class CrossProcessFabricIT {
             Path iv = m.channelView("i" + n, row.importer());
             try (WorkerProcess exporter = WorkerProcess.start(m.env(ev), tmp.resolve("e" + n + ".log"));
                  WorkerProcess importer = WorkerProcess.start(m.env(iv), tmp.resolve("i" + n + ".log"))) {
-                JsonNode e = exporter.request(req("op", "export", "gpu", 0, "sizeBytes", SIZE, "seed", 3));
+                JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE, 3L, null));
                 assertThat(e.get("ok").asBoolean()).as("export with %s", java.util.Arrays.toString(row.exporter()))
                         .isTrue();
-                JsonNode i = importer.request(req("op", "import", "handle", e.get("handle").asString(),
-                        "sizeBytes", SIZE, "gpu", 0, "seed", 3));
+                JsonNode i = importer.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 0, 3L, null));
                 assertThat(stage(i, "import", "cuResultName")).as("%s → %s",
                         java.util.Arrays.toString(row.exporter()), java.util.Arrays.toString(row.importer()))
                         .isEqualTo(row.expected());
@@ -144,28 +134,28 @@ class CrossProcessFabricIT {
         Random random = new Random();
         try (WorkerProcess exporter = WorkerProcess.start(m.env(), tmp.resolve("e.log"));
              WorkerProcess importer = WorkerProcess.start(m.env(), tmp.resolve("i.log"))) {
-            JsonNode e = exporter.request(req("op", "export", "gpu", 0, "sizeBytes", SIZE, "seed", 5));
+            JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE, 5L, null));
             byte[] good = Base64.getDecoder().decode(e.get("handle").asString());
             for (int k = 0; k < 20; k++) {
                 byte[] bad = k % 2 == 0 ? mutate(good, random) : randomBytes(random);
-                JsonNode i = importer.request(req("op", "import", "handle", Base64.getEncoder().encodeToString(bad),
-                        "sizeBytes", SIZE, "gpu", 0));
+                JsonNode i = importer.request(new WorkerRequest.Import(Base64.getEncoder().encodeToString(bad), SIZE, 0,
+                        null, null));
                 assertThat(stage(i, "import", "cuResultName")).isEqualTo("CUDA_ERROR_NOT_SUPPORTED");
             }
-            exporter.request(req("op", "release"));
-            JsonNode released = importer.request(req("op", "import", "handle", e.get("handle").asString(),
-                    "sizeBytes", SIZE, "gpu", 0));
+            exporter.request(new WorkerRequest.Release());
+            JsonNode released = importer.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 0, null,
+                    null));
             assertThat(stage(released, "import", "cuResultName")).isEqualTo("CUDA_ERROR_NOT_SUPPORTED");
 
             // An exporter that dies: its handle dies with it.
             try (WorkerProcess doomed = WorkerProcess.start(m.env(), tmp.resolve("d.log"))) {
-                JsonNode d = doomed.request(req("op", "export", "gpu", 0, "sizeBytes", SIZE, "seed", 9));
+                JsonNode d = doomed.request(new WorkerRequest.Export(0, SIZE, 9L, null));
                 doomed.kill();
-                JsonNode orphan = importer.request(req("op", "import", "handle", d.get("handle").asString(),
-                        "sizeBytes", SIZE, "gpu", 0, "seed", 9));
+                JsonNode orphan = importer.request(new WorkerRequest.Import(d.get("handle").asString(), SIZE, 0, 9L,
+                        null));
                 assertThat(stage(orphan, "import", "cuResultName")).isEqualTo("CUDA_ERROR_NOT_SUPPORTED");
             }
-            assertThat(importer.request(req("op", "info")).get("liveAllocations").asInt()).isZero();
+            assertThat(importer.request(new WorkerRequest.Info()).get("liveAllocations").asInt()).isZero();
         }
     }
 
@@ -179,15 +169,13 @@ class CrossProcessFabricIT {
         try (WorkerProcess exporter = WorkerProcess.start(a, tmp.resolve("e.log"));
              WorkerProcess importer = WorkerProcess.start(b, tmp.resolve("i.log"));
              WorkerProcess both = WorkerProcess.start(m.env(), tmp.resolve("both.log"))) {
-            JsonNode node = importer.request(req("op", "node"));
+            JsonNode node = importer.request(new WorkerRequest.Node());
             assertThat(node.get("gpus")).hasSize(1);
-            JsonNode e = exporter.request(req("op", "export", "gpu", 0, "sizeBytes", SIZE, "seed", 11));
-            JsonNode i = importer.request(req("op", "import", "handle", e.get("handle").asString(), "sizeBytes", SIZE,
-                    "gpu", 0, "seed", 11));
+            JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE, 11L, null));
+            JsonNode i = importer.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 0, 11L, null));
             assertThat(stage(i, "import", "cuResultName")).isEqualTo("CUDA_ERROR_INVALID_DEVICE");
             // The same handle imports in a process that sees both GPUs, on the other GPU.
-            JsonNode ok = both.request(req("op", "import", "handle", e.get("handle").asString(), "sizeBytes", SIZE,
-                    "gpu", 1, "seed", 11));
+            JsonNode ok = both.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 1, 11L, null));
             assertThat(ok.get("ok").asBoolean()).as("%s", ok).isTrue();
         }
     }
@@ -200,9 +188,9 @@ class CrossProcessFabricIT {
         env.put("CUDA_VISIBLE_DEVICES", "2,0");
         try (WorkerProcess all = WorkerProcess.start(m.env(), tmp.resolve("all.log"));
              WorkerProcess some = WorkerProcess.start(env, tmp.resolve("some.log"))) {
-            JsonNode four = all.request(req("op", "node")).get("gpus");
+            JsonNode four = all.request(new WorkerRequest.Node()).get("gpus");
             assertThat(four).hasSize(4);
-            JsonNode two = some.request(req("op", "node")).get("gpus");
+            JsonNode two = some.request(new WorkerRequest.Node()).get("gpus");
             assertThat(two).hasSize(2);
             assertThat(two.get(0).get("uuid").asString()).isEqualTo(four.get(2).get("uuid").asString());
             assertThat(two.get(1).get("uuid").asString()).isEqualTo(four.get(0).get("uuid").asString());

@@ -1,5 +1,6 @@
 package dev.imexprobe.cuda;
 
+import dev.imexprobe.ladder.WorkerRequest;
 import dev.imexprobe.testing.FakeMachine;
 import dev.imexprobe.testing.WorkerProcess;
 
@@ -45,12 +46,11 @@ class InjectedFaultIT {
         boolean exporterFaulty = side.equals("exporter");
         try (WorkerProcess exporter = WorkerProcess.start(exporterFaulty ? faulty : m.env(), tmp.resolve("e.log"));
              WorkerProcess importer = WorkerProcess.start(exporterFaulty ? m.env() : faulty, tmp.resolve("i.log"))) {
-            JsonNode e = exporter.request(Map.of("op", "export", "gpu", 0, "sizeBytes", SIZE, "seed", 1));
+            JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE, 1L, null));
             JsonNode reply = e;
             if (!exporterFaulty) {
                 assertThat(e.get("ok").asBoolean()).isTrue();
-                reply = importer.request(Map.of("op", "import", "handle", e.get("handle").asString(),
-                        "sizeBytes", SIZE, "gpu", 0, "seed", 1, "writebackSeed", 2));
+                reply = importer.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 0, 1L, 2L));
             }
             assertThat(reply.get("ok").asBoolean()).isEqualTo(stageName.equals("release"));
             assertThat(stage(reply, stageName, "status")).isEqualTo("failed");
@@ -59,10 +59,10 @@ class InjectedFaultIT {
             if (!stageName.equals("release")) {
                 assertThat(stage(reply, "release", "status")).as("release still runs").isIn("ok", "skipped");
             }
-            exporter.request(Map.of("op", "release"));
+            exporter.request(new WorkerRequest.Release());
             // A failed cuMemRelease is counted as released on our side; the fake still counts it as held.
             if (!entryPoint.equals("cuMemRelease") && !entryPoint.equals("cuMemUnmap")) {
-                assertThat(importer.request(Map.of("op", "info")).get("fake").get("liveAllocations").asInt())
+                assertThat(importer.request(new WorkerRequest.Info()).get("fake").get("liveAllocations").asInt())
                         .isZero();
             }
         }
@@ -76,9 +76,8 @@ class InjectedFaultIT {
         env.put("FAKECUDA_FAULTS", "cuMemImportFromShareableHandle=delay:300");
         try (WorkerProcess exporter = WorkerProcess.start(m.env(), tmp.resolve("e.log"));
              WorkerProcess importer = WorkerProcess.start(env, tmp.resolve("i.log"))) {
-            JsonNode e = exporter.request(Map.of("op", "export", "gpu", 0, "sizeBytes", SIZE, "seed", 1));
-            JsonNode i = importer.request(Map.of("op", "import", "handle", e.get("handle").asString(),
-                    "sizeBytes", SIZE, "gpu", 0, "seed", 1));
+            JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE, 1L, null));
+            JsonNode i = importer.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 0, 1L, null));
             assertThat(i.get("ok").asBoolean()).isTrue();
             double seconds = Double.parseDouble(stage(i, "import", "durationSeconds"));
             assertThat(seconds).isBetween(0.29, 3.0);
@@ -94,22 +93,22 @@ class InjectedFaultIT {
         exporterEnv.put("FAKECUDA_FAULTS", "");
         try (WorkerProcess exporter = WorkerProcess.start(exporterEnv, tmp.resolve("e.log"));
              WorkerProcess importer = WorkerProcess.start(importerEnv, tmp.resolve("i.log"))) {
-            JsonNode e = exporter.request(Map.of("op", "export", "gpu", 0, "sizeBytes", SIZE, "seed", 1));
+            JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE, 1L, null));
             long start = System.nanoTime();
-            JsonNode i = importer.request(Map.of("op", "import", "handle", e.get("handle").asString(),
-                    "sizeBytes", SIZE, "gpu", 0, "seed", 1));
+            JsonNode i = importer.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 0, 1L, null));
             double waited = (System.nanoTime() - start) / 1e9;
             assertThat(stage(i, "map", "status")).isEqualTo("timeout");
             assertThat(stage(i, "release", "status")).isEqualTo("skipped");
             assertThat(stage(i, "release", "detail")).contains("deferred");
             assertThat(waited).as("bounded by the 5 s driver deadline").isLessThan(8);
-            assertThat(importer.request(Map.of("op", "info")).get("fake").get("liveAllocations").asInt()).isEqualTo(1);
+            assertThat(importer.request(new WorkerRequest.Info()).get("fake").get("liveAllocations").asInt())
+                    .isEqualTo(1);
             m.clearFaults();
             // Once cuMemMap returns, the stuck thread releases the import on its own.
             long deadline = System.nanoTime() + 10_000_000_000L;
             int live = -1;
             while (System.nanoTime() < deadline) {
-                live = importer.request(Map.of("op", "info")).get("fake").get("liveAllocations").asInt();
+                live = importer.request(new WorkerRequest.Info()).get("fake").get("liveAllocations").asInt();
                 if (live == 0) {
                     break;
                 }
@@ -117,8 +116,7 @@ class InjectedFaultIT {
             }
             assertThat(live).isZero();
             // And the importer works again.
-            JsonNode again = importer.request(Map.of("op", "import", "handle", e.get("handle").asString(),
-                    "sizeBytes", SIZE, "gpu", 0, "seed", 1));
+            JsonNode again = importer.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 0, 1L, null));
             assertThat(again.get("ok").asBoolean()).isTrue();
         }
     }

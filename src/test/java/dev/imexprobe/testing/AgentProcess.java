@@ -1,11 +1,12 @@
 package dev.imexprobe.testing;
 
+import dev.imexprobe.bench.AgentJvm;
+import dev.imexprobe.json.Json;
+
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,7 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -36,7 +36,6 @@ public final class AgentProcess implements AutoCloseable {
     public static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
     public static final String TOKEN = "it-shared-token-0123456789abcdef";
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private static final int PORT_ATTEMPTS = 3;
@@ -71,8 +70,7 @@ public final class AgentProcess implements AutoCloseable {
     private final Map<String, String> env;
     private final Path log;
     private final Path faultFile;
-    private Process process;
-    private int port;
+    private AgentJvm jvm;
     private int attempts;
 
     private AgentProcess(String name, Launch launch, Map<String, String> env, Path dir) {
@@ -120,27 +118,18 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     private void launch() {
-        port = freePort();
         attempts++;
-        List<String> cmd = new ArrayList<>(List.of(NativeBuild.java()));
-        cmd.addAll(launch.jvmFlags());
-        cmd.addAll(List.of("-jar", launch.jar().toString(), "serve"));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        // Nothing of the test JVM's own environment that the agent or the fake reads may leak in.
-        pb.environment().keySet().removeIf(k -> k.startsWith("IMEXPROBE_") || k.startsWith("FAKECUDA_")
-                || k.startsWith("SERVER_") || k.startsWith("MANAGEMENT_") || k.equals("CUDA_VISIBLE_DEVICES"));
-        pb.environment().putAll(env);
-        pb.environment().put("SERVER_PORT", Integer.toString(port));
-        pb.redirectErrorStream(true);
-        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         try {
-            process = pb.start();
+            // Nothing of the test JVM's own environment that the agent or the fake reads may leak in.
+            jvm = AgentJvm.start(name, NativeBuild.java(), launch.jar(), launch.jvmFlags(), env,
+                    k -> k.startsWith("IMEXPROBE_") || k.startsWith("FAKECUDA_") || k.startsWith("SERVER_")
+                            || k.startsWith("MANAGEMENT_") || k.equals("CUDA_VISIBLE_DEVICES"),
+                    AgentJvm.freePort(), log);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    /** Starts several agents at once and waits until all are ready. */
     /** Closes each agent that was started (a null is one whose start failed); for {@code @AfterAll}. */
     public static void closeAll(AgentProcess... agents) {
         for (AgentProcess a : agents) {
@@ -150,6 +139,7 @@ public final class AgentProcess implements AutoCloseable {
         }
     }
 
+    /** Waits until each of several agents started side by side is ready. */
     public static void awaitReady(AgentProcess... agents) {
         for (AgentProcess a : agents) {
             a.awaitReady();
@@ -157,41 +147,32 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     /**
-     * Waits until liveness and readiness answer UP. An agent whose port was taken meanwhile (the port was free
-     * when chosen) is relaunched on another.
+     * Waits until readiness answers UP. An agent whose port was taken meanwhile (the port was free when chosen)
+     * is relaunched on another.
      */
     public AgentProcess awaitReady() {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
+        while (true) {
+            try {
+                jvm.awaitReady(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+                return this;
+            } catch (IOException e) {
+                if (jvm.alive()) {
+                    throw new IllegalStateException("agent " + name + " not ready within " + READY_TIMEOUT + "; log "
+                            + log + ":\n" + logTail());
+                }
                 if (logText().contains("already in use") && attempts < PORT_ATTEMPTS) {
                     launch();
                     continue;
                 }
-                int code = process.exitValue();
+                int code = jvm.exitValue();
                 throw new IllegalStateException("agent " + name + " exited with " + code
                         + (code == 143 || code == 137 ? " (SIGTERM/SIGKILL from outside this test: someone's pkill?)" : "")
                         + " before it was ready; log " + log + ":\n" + logTail());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
             }
-            if (up("/actuator/health/liveness") && up("/actuator/health/readiness")) {
-                return this;
-            }
-            sleep(200);
-        }
-        throw new IllegalStateException("agent " + name + " not ready within " + READY_TIMEOUT + "; log " + log
-                + ":\n" + logTail());
-    }
-
-    private boolean up(String path) {
-        try {
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(5))
-                    .GET().build(), HttpResponse.BodyHandlers.ofString());
-            return r.statusCode() == 200 && r.body().contains("\"UP\"");
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 
@@ -200,12 +181,12 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     public int port() {
-        return port;
+        return jvm.port();
     }
 
     /** host:port, as /probe?target= and the peer list want it. */
     public String hostPort() {
-        return "127.0.0.1:" + port;
+        return "127.0.0.1:" + port();
     }
 
     public String baseUrl() {
@@ -217,11 +198,11 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     public long pid() {
-        return process.pid();
+        return jvm.pid();
     }
 
     public boolean alive() {
-        return process.isAlive();
+        return jvm.alive();
     }
 
     public Path log() {
@@ -282,7 +263,7 @@ public final class AgentProcess implements AutoCloseable {
     public record Reply(int status, Map<String, List<String>> headers, String body) {
 
         public JsonNode json() {
-            return JSON.readTree(body);
+            return Json.MAPPER.readTree(body);
         }
 
         public String contentType() {
@@ -324,7 +305,7 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     public Reply post(String path, Map<String, ?> body) {
-        return post(path, JSON.writeValueAsString(body));
+        return post(path, Json.MAPPER.writeValueAsString(body));
     }
 
     /** DELETE with the operator's bearer token. */
@@ -393,48 +374,20 @@ public final class AgentProcess implements AutoCloseable {
 
     /** SIGKILL, as a crash or an OOM kill would end it; waits until it is gone. */
     public void kill() {
-        process.destroyForcibly();
-        waitFor(Duration.ofSeconds(30));
+        jvm.kill();
     }
 
     /** SIGTERM and a graceful stop (exports released); SIGKILL if it takes too long. */
     @Override
     public void close() {
-        if (process == null || !process.isAlive()) {
-            return;
-        }
-        process.destroy();
-        if (!waitFor(Duration.ofSeconds(30))) {
-            kill();
-        }
-    }
-
-    private boolean waitFor(Duration d) {
-        try {
-            return process.waitFor(d.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
+        if (jvm != null) {
+            jvm.close();
         }
     }
 
     /** A port nothing listens on right now (a peer that is not there, or an agent's own). */
     public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return AgentJvm.freePort();
     }
 
     @Override

@@ -1,7 +1,9 @@
 package dev.imexprobe.testing;
 
+import dev.imexprobe.json.Json;
+import dev.imexprobe.ladder.WorkerRequest;
+
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -20,8 +22,6 @@ import java.util.concurrent.TimeUnit;
  * dlopen of the fake driver. Started from the test class path, so it needs no jar.
  */
 public final class WorkerProcess implements AutoCloseable {
-
-    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final Process process;
     private final PrintWriter in;
@@ -47,15 +47,16 @@ public final class WorkerProcess implements AutoCloseable {
         }
     }
 
-    public JsonNode request(Map<String, ?> request) {
-        in.println(JSON.writeValueAsString(request));
+    /** Sends one of the ladder's requests; the answer as it travels, for asserting on the wire's fields. */
+    public JsonNode request(WorkerRequest<?> request) {
+        in.println(Json.MAPPER.writeValueAsString(request));
         try {
             String line = out.readLine();
             if (line == null) {
                 throw new IllegalStateException("worker exited (code " + (process.isAlive() ? "?" : process.exitValue())
                         + ") without answering " + request);
             }
-            return JSON.readTree(line);
+            return Json.MAPPER.readTree(line);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -78,7 +79,7 @@ public final class WorkerProcess implements AutoCloseable {
     @Override
     public void close() {
         if (process.isAlive()) {
-            in.println("{\"op\":\"exit\"}");
+            in.println(Json.MAPPER.writeValueAsString(new WorkerRequest.Exit()));
             try {
                 if (!process.waitFor(10, TimeUnit.SECONDS)) {
                     process.destroyForcibly();

@@ -1,6 +1,7 @@
 package dev.imexprobe.bench;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -17,14 +18,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
- * An agent ({@code serve}) in its own JVM, as it runs in production, started by the bench: how long it took to
- * become ready (process start → /actuator/health/readiness 200), and what it costs while it runs (process CPU
- * time and resident memory from /proc). Every process started here is stopped at exit, also on Ctrl-C.
+ * An agent ({@code serve}) in its own JVM, as it runs in production: how long it took to become ready (process
+ * start → /actuator/health/readiness 200), and what it costs while it runs (process CPU time and resident memory
+ * from /proc). Every process started here is stopped at exit, also on Ctrl-C. The bench and the tests' agents
+ * ({@code dev.imexprobe.testing.AgentProcess}) both start theirs here; it lives in the bench's sources because
+ * the bench jar must run with only a Java runtime, and the tests compile against those classes too.
  */
-final class AgentProcess implements AutoCloseable {
+public final class AgentJvm implements AutoCloseable {
 
     private static final List<Process> STARTED = new CopyOnWriteArrayList<>();
     private static final Pattern MAPPING_HEADER = Pattern.compile("[0-9a-f]+-[0-9a-f]+ ");
@@ -41,7 +45,7 @@ final class AgentProcess implements AutoCloseable {
     private final Path log;
     private volatile long readyNanos = -1;
 
-    private AgentProcess(String name, Process process, int port, long startNanos, Path log) {
+    private AgentJvm(String name, Process process, int port, long startNanos, Path log) {
         this.name = name;
         this.process = process;
         this.port = port;
@@ -49,9 +53,20 @@ final class AgentProcess implements AutoCloseable {
         this.log = log;
     }
 
-    /** java [jvmFlags] -jar jar serve, with the bench's environment plus {@code env}. */
-    static AgentProcess start(String name, String java, Path jar, List<String> jvmFlags, Map<String, String> env,
-                              int port, Path logDir) throws IOException {
+    /** java [jvmFlags] -jar jar serve, with the bench's environment plus {@code env}; its log agent-NAME.log. */
+    static AgentJvm start(String name, String java, Path jar, List<String> jvmFlags, Map<String, String> env,
+                          int port, Path logDir) throws IOException {
+        Path log = logDir.resolve("agent-" + name + ".log");
+        Files.deleteIfExists(log);
+        return start(name, java, jar, jvmFlags, env, k -> false, port, log);
+    }
+
+    /**
+     * java [jvmFlags] -jar jar serve on {@code port}, with this process's environment less the variables
+     * {@code dropInherited} names, plus {@code env}; stdout and stderr appended to {@code log}.
+     */
+    public static AgentJvm start(String name, String java, Path jar, List<String> jvmFlags, Map<String, String> env,
+                                 Predicate<String> dropInherited, int port, Path log) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(java);
         cmd.addAll(jvmFlags);
@@ -59,14 +74,14 @@ final class AgentProcess implements AutoCloseable {
         cmd.add(jar.toString());
         cmd.add("serve");
         ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().keySet().removeIf(dropInherited);
         pb.environment().putAll(env);
         pb.environment().put("SERVER_PORT", Integer.toString(port));
-        Path log = logDir.resolve("agent-" + name + ".log");
-        pb.redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         long start = System.nanoTime();
         Process p = pb.start();
         STARTED.add(p);
-        return new AgentProcess(name, p, port, start, log);
+        return new AgentJvm(name, p, port, start, log);
     }
 
     /** Child JVMs for other commands (the worker), stopped at exit like agents. */
@@ -80,7 +95,7 @@ final class AgentProcess implements AutoCloseable {
     }
 
     /** Polls readiness every 10 ms; returns seconds from process start to the first 200. */
-    double awaitReady(Duration timeout) throws IOException, InterruptedException {
+    public double awaitReady(Duration timeout) throws IOException, InterruptedException {
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(2)).build();
         URI uri = URI.create("http://127.0.0.1:" + port + "/actuator/health/readiness");
@@ -113,7 +128,7 @@ final class AgentProcess implements AutoCloseable {
         return readyNanos < 0 ? Double.NaN : (readyNanos - startNanos) / 1e9;
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
@@ -121,8 +136,17 @@ final class AgentProcess implements AutoCloseable {
         return "127.0.0.1:" + port;
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
+    }
+
+    public boolean alive() {
+        return process.isAlive();
+    }
+
+    /** The exit code; only once {@link #alive} is false. */
+    public int exitValue() {
+        return process.exitValue();
     }
 
     /** User + system CPU seconds of the whole process so far (threads that ended included). */
@@ -205,30 +229,47 @@ final class AgentProcess implements AutoCloseable {
         }
     }
 
-    static int freePort() throws IOException {
+    /** A port nothing listens on right now. */
+    public static int freePort() {
         try (ServerSocket s = new ServerSocket(0)) {
+            s.setReuseAddress(true);
             return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
     /** Stops several agents at once: all get SIGTERM first, then each is waited for as {@link #close} does. */
-    static void closeAll(List<AgentProcess> agents) {
+    static void closeAll(List<AgentJvm> agents) {
         agents.forEach(a -> a.process.destroy());
-        agents.forEach(AgentProcess::close);
+        agents.forEach(AgentJvm::close);
     }
 
-    /** SIGTERM (graceful: exports are released), then SIGKILL after 20 s. */
+    /** SIGKILL, as a crash or an OOM kill would end it; waits until it is gone. */
+    public void kill() {
+        process.destroyForcibly();
+        waitFor(Duration.ofSeconds(30));
+        STARTED.remove(process);
+    }
+
+    /** SIGTERM (graceful: exports are released), then SIGKILL after 30 s. */
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        if (process.isAlive()) {
+            process.destroy();
+            if (!waitFor(Duration.ofSeconds(30))) {
+                kill();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
         }
         STARTED.remove(process);
+    }
+
+    private boolean waitFor(Duration d) {
+        try {
+            return process.waitFor(d.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 }
