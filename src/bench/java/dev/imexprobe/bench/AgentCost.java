@@ -20,7 +20,9 @@ import java.util.concurrent.TimeUnit;
  * What an agent takes from the jobs beside it, per GPU it sees: GPU memory and CPU, idle and in mesh rounds.
  * Two pairs of agents, each pair probing itself (static peers, no jitter, the default context linger), measured
  * over the same window: an idle pair whose mesh interval is an hour (measured after its first round and the
- * linger), and a pair in rounds every few seconds (measured over whole intervals). GPU memory is each agent process's own, from {@code nvidia-smi
+ * linger), and a pair in rounds every few seconds (measured over whole intervals). With --quick the idle pair is
+ * the probe-latency pair (its mesh interval is an hour too; it has no static peers, so its first round probes
+ * nothing), measured after its probes and the linger. GPU memory is each agent process's own, from {@code nvidia-smi
  * --query-compute-apps} (sampled every 100 ms; a process that holds no context is not listed: 0 MiB); the fake
  * driver has no GPU memory, so there it is reported as unavailable and only CPU and contexts are measured.
  */
@@ -36,7 +38,8 @@ final class AgentCost {
         this.json = json;
     }
 
-    Map<String, Object> run(Bench.Settings s, Map<String, String> env) throws Exception {
+    /** @param idlePair agents already running with an hour's mesh interval, used as the idle pair; null: start one */
+    Map<String, Object> run(Bench.Settings s, Map<String, String> env, AgentJvm[] idlePair) throws Exception {
         boolean smi = nvidiaSmi();
         // longer than the context linger (2 s), so that each round retains and releases
         Duration interval = Duration.ofSeconds(s.quick() ? 3 : 5);
@@ -45,12 +48,19 @@ final class AgentCost {
         m.put("gpuMemorySource", smi ? "nvidia-smi --query-compute-apps (per process, every 100 ms)"
                 : "none: no nvidia-smi (the fake driver has no GPU memory)");
         List<AgentJvm> all = new ArrayList<>();
+        if (idlePair != null) {
+            all.addAll(List.of(idlePair));
+            m.put("idlePair", "the probe-latency pair, after its probes (--quick)");
+        }
         try {
             // Both pairs at once, measured over the same window: the idle pair's mesh interval is an hour.
-            List<AgentJvm> idle = startPair(s, env, Duration.ofHours(1), "idle", all);
+            List<AgentJvm> idle = idlePair != null ? List.of(idlePair)
+                    : startPair(s, env, Duration.ofHours(1), "idle", all);
             List<AgentJvm> busy = startPair(s, env, interval, "rounds", all);
             for (AgentJvm a : all) {
-                a.awaitReady(Duration.ofSeconds(180));
+                if (idlePair == null || !idle.contains(a)) { // ready already, its ready time kept as measured
+                    a.awaitReady(Duration.ofSeconds(180));
+                }
             }
             int gpus = gpus(all.getFirst());
             // the first round (at start), the context linger after it (2 s by default), the JIT settling

@@ -170,6 +170,7 @@ public final class Bench {
         Map<String, Object> micro = null;
         ProbeLatency.Samples probe = null;
         List<Double> readies = new ArrayList<>();
+        AgentJvm[] idleForCost = null; // --quick: the latency pair, kept as the cost section's idle pair
 
         // --quick starts the latency agents now, so their start overlaps the floors (quick numbers are not judged).
         AgentJvm[] early = quick && sections.contains("probe") ? ProbeLatency.startPair(s, s.jar(), "", env) : null;
@@ -227,6 +228,11 @@ public final class Bench {
                 if (other != null) {
                     all.addAll(List.of(other));
                 }
+                // Its mesh interval is an hour, as the idle pair's: --quick saves two agent starts (~13 s in CI).
+                if (probe != null && quick && other == null && sections.contains("cost")) {
+                    idleForCost = pair;
+                    all.removeAll(List.of(pair));
+                }
                 AgentJvm.closeAll(all);
             }
         }
@@ -247,7 +253,7 @@ public final class Bench {
         }
         if (sections.contains("cost")) {
             progress("cost beside jobs: an idle pair and a pair in rounds, GPU memory and CPU per agent");
-            figures.put("cost", new AgentCost(json).run(s, env));
+            figures.put("cost", new AgentCost(json).run(s, env, idleForCost));
             save(json, outFile, figures, true);
         }
         if (sections.contains("copy")) {

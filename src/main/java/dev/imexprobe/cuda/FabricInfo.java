@@ -29,6 +29,16 @@ public record FabricInfo(int structVersion, int state, int status, long cliqueId
             "INCORRECT_CHASSIS_SN", "NO_PARTITION", "INSUFFICIENT_NVLINKS");
     /** The mask bits nvml.h of driver 580 defines (four 2-bit fields and one 4-bit field). */
     private static final long KNOWN_HEALTH_BITS = 0xFFFL;
+    /** Values as nvml.h numbers them (the names above are for people; the judgments below compare numbers). */
+    private static final int TRI_TRUE = 1;
+    private static final int CONFIGURATION_NONE = 1;
+    private static final int SUMMARY_UNHEALTHY = 2;
+    private static final int SUMMARY_LIMITED_CAPACITY = 3;
+    private static final int DEGRADED_BW = 0;
+    private static final int ROUTE_RECOVERY = 2;
+    private static final int ROUTE_UNHEALTHY = 4;
+    private static final int ACCESS_TIMEOUT_RECOVERY = 6;
+    private static final int INCORRECT_CONFIGURATION = 8;
 
     public static FabricInfo decode(int[] raw, byte[] clusterUuid16) {
         return new FabricInfo(raw[0], raw[3], raw[1], Integer.toUnsignedLong(raw[2]), uuid(clusterUuid16),
@@ -59,12 +69,26 @@ public record FabricInfo(int structVersion, int state, int status, long cliqueId
     @JsonProperty
     public Health health() {
         return new Health(
-                name(TRI_STATE, (int) (healthMask & 0x3)),
-                name(TRI_STATE, (int) ((healthMask >> 2) & 0x3)),
-                name(TRI_STATE, (int) ((healthMask >> 4) & 0x3)),
-                name(TRI_STATE, (int) ((healthMask >> 6) & 0x3)),
-                name(CONFIGURATION, (int) ((healthMask >> 8) & 0xF)),
+                name(TRI_STATE, field(DEGRADED_BW, 0x3)),
+                name(TRI_STATE, field(ROUTE_RECOVERY, 0x3)),
+                name(TRI_STATE, field(ROUTE_UNHEALTHY, 0x3)),
+                name(TRI_STATE, field(ACCESS_TIMEOUT_RECOVERY, 0x3)),
+                name(CONFIGURATION, field(INCORRECT_CONFIGURATION, 0xF)),
                 healthMask & ~KNOWN_HEALTH_BITS);
+    }
+
+    private int field(int shift, int mask) {
+        return (int) ((healthMask >> shift) & mask);
+    }
+
+    /** Whether a 2-bit field of the mask says TRUE. */
+    private boolean flagged(int shift) {
+        return field(shift, 0x3) == TRI_TRUE;
+    }
+
+    /** Neither NOT_SUPPORTED (0) nor NONE (1): some incorrect configuration, or a value newer than us. */
+    private boolean misconfigured() {
+        return field(INCORRECT_CONFIGURATION, 0xF) > CONFIGURATION_NONE;
     }
 
     /** True when the GPU finished joining its fabric. */
@@ -81,19 +105,13 @@ public record FabricInfo(int structVersion, int state, int status, long cliqueId
         if (!completed()) {
             return null;
         }
-        Health h = health();
-        return status == 0
-                && !"UNHEALTHY".equals(healthSummaryName())
-                && !"TRUE".equals(h.routeUnhealthy())
-                && !"TRUE".equals(h.accessTimeoutRecovery())
-                && ("NONE".equals(h.incorrectConfiguration()) || "NOT_SUPPORTED".equals(h.incorrectConfiguration()));
+        return status == 0 && healthSummary != SUMMARY_UNHEALTHY && !flagged(ROUTE_UNHEALTHY)
+                && !flagged(ACCESS_TIMEOUT_RECOVERY) && !misconfigured();
     }
 
     /** Bandwidth reduced, capacity limited or routes being recovered: works, but slower or less sure than it should. */
     public boolean degraded() {
-        Health h = health();
-        return "TRUE".equals(h.degradedBandwidth()) || "TRUE".equals(h.routeRecovery())
-                || "LIMITED_CAPACITY".equals(healthSummaryName());
+        return flagged(DEGRADED_BW) || flagged(ROUTE_RECOVERY) || healthSummary == SUMMARY_LIMITED_CAPACITY;
     }
 
     /**
@@ -105,25 +123,25 @@ public record FabricInfo(int structVersion, int state, int status, long cliqueId
     public String problems() {
         Health h = health();
         List<String> out = new java.util.ArrayList<>();
-        if ("TRUE".equals(h.degradedBandwidth())) {
+        if (flagged(DEGRADED_BW)) {
             out.add("DEGRADED_BW");
         }
-        if ("TRUE".equals(h.routeRecovery())) {
+        if (flagged(ROUTE_RECOVERY)) {
             out.add("ROUTE_RECOVERY");
         }
-        if ("TRUE".equals(h.routeUnhealthy())) {
+        if (flagged(ROUTE_UNHEALTHY)) {
             out.add("ROUTE_UNHEALTHY");
         }
-        if ("TRUE".equals(h.accessTimeoutRecovery())) {
+        if (flagged(ACCESS_TIMEOUT_RECOVERY)) {
             out.add("ACCESS_TIMEOUT_RECOVERY");
         }
-        if (!"NONE".equals(h.incorrectConfiguration()) && !"NOT_SUPPORTED".equals(h.incorrectConfiguration())) {
+        if (misconfigured()) {
             out.add("INCORRECT_CONFIGURATION=" + h.incorrectConfiguration());
         }
         if (h.unknownBits() != 0) {
             out.add("UNKNOWN_BITS=0x" + Long.toHexString(h.unknownBits()));
         }
-        if ("UNHEALTHY".equals(healthSummaryName()) || "LIMITED_CAPACITY".equals(healthSummaryName())) {
+        if (healthSummary == SUMMARY_UNHEALTHY || healthSummary == SUMMARY_LIMITED_CAPACITY) {
             out.add("SUMMARY_" + healthSummaryName());
         }
         if (status != 0) {

@@ -53,7 +53,7 @@ class BenchJarIT {
     @Test
     void theBenchJarHoldsOnlyTheBenchmark() throws IOException {
         List<String> bench = entries(benchJar());
-        assertThat(bench).contains(BENCH + "Bench.class", BENCH + "AgentProcess.class");
+        assertThat(bench).contains(BENCH + "Bench.class", BENCH + "AgentJvm.class");
         assertThat(bench).filteredOn(n -> n.endsWith(".class")).allSatisfy(n -> assertThat(n).startsWith(BENCH));
     }
 

@@ -63,8 +63,9 @@ class MeshKubernetesIT {
         mesh = MeshAgents.forTest(MeshKubernetesIT.class);
         for (String n : NODES) {
             AGENTS.put(n, mesh.add(n, Map.of(
-                    "IMEXPROBE_MESH_INTERVAL", "2s",
-                    "IMEXPROBE_MESH_MAXBACKOFF", "4s",
+                    // short, so that a departed pod is forgotten within 7 s (5 intervals + the backoff)
+                    "IMEXPROBE_MESH_INTERVAL", "1s",
+                    "IMEXPROBE_MESH_MAXBACKOFF", "2s",
                     "IMEXPROBE_PEERS_KUBERNETES_SELECTOR", SELECTOR,
                     "IMEXPROBE_PEERS_KUBERNETES_NAMESPACE", NAMESPACE,
                     "IMEXPROBE_PEERS_KUBERNETES_API", "http://localhost:" + api.port(),
@@ -138,12 +139,12 @@ class MeshKubernetesIT {
         Agent a = AGENTS.get("gb200-01");
         servePods(List.of("gb200-01", "gb200-02", "gb200-03"));
 
-        // Forgotten after 5 intervals plus the maximum backoff: 14 s.
+        // Forgotten after 5 intervals plus the maximum backoff: 7 s.
         JsonNode view = eventually(SETTLE, "gb200-01 forgets gb200-04", () -> a.mesh(false),
                 v -> pairs(v).size() == 2);
         assertThat(pairs(view).keySet()).containsExactlyInAnyOrder("gb200-01>gb200-02", "gb200-01>gb200-03");
         assertThat(a.metric("imexprobe_peers")).isEqualTo(2.0);
-        // Its series goes with it, at the end of the same round (a round starts only every 2 s).
+        // Its series goes with it, at the end of the same round (a round starts only every second).
         eventually(Duration.ofMillis(500), "the pair's series is gone too",
                 () -> a.metric("imexprobe_pair_up", "target_node", "gb200-04"), v -> v == null);
 

@@ -60,12 +60,16 @@ class AccessControlIT {
     @BeforeAll
     static void start() {
         machine = FakeMachine.h200(dir.resolve("machine"));
-        untokened = AgentProcess.start("untokened", dir, machine.env(), "node-u", Map.of("IMEXPROBE_AUTH_TOKEN", ""));
+        // The context linger outlasts the class: its release, a driver call of a timer thread 2 s (the default)
+        // after the last allocation, would trip the driver-call detector of whichever test runs at that moment.
+        untokened = AgentProcess.start("untokened", dir, machine.env(), "node-u", Map.of("IMEXPROBE_AUTH_TOKEN", "",
+                "IMEXPROBE_DRIVER_CONTEXTLINGER", "1h"));
         open = AgentProcess.start("open", dir, machine.env(), "node-o", Map.of("IMEXPROBE_AUTH_TOKEN", "",
-                "IMEXPROBE_AUTH_REQUIRED", "false", "IMEXPROBE_LADDER_ENABLED", "true"));
+                "IMEXPROBE_AUTH_REQUIRED", "false", "IMEXPROBE_LADDER_ENABLED", "true",
+                "IMEXPROBE_DRIVER_CONTEXTLINGER", "1h"));
         capped = AgentProcess.start("capped", dir, machine.env(), "node-c", Map.of("IMEXPROBE_EXPORTS_MAX", "3",
                 "IMEXPROBE_EXPORTS_MAXBYTES", Long.toString(2 * MIB2), "IMEXPROBE_EXPORTS_TOTALBYTES",
-                Long.toString(4 * MIB2), "IMEXPROBE_EXPORTS_TTL", "5s"));
+                Long.toString(4 * MIB2), "IMEXPROBE_EXPORTS_TTL", "5s", "IMEXPROBE_DRIVER_CONTEXTLINGER", "1h"));
         AgentProcess.awaitReady(untokened, open, capped);
     }
 
