@@ -27,11 +27,11 @@ Call with the root context.
 {{- end }}
 
 {{/*
-Whether the agent needs a service-account token: discovery through the API, the Node condition, or the
-ComputeDomain status.
+Whether the agent needs a service-account token: discovery through the API, the Node condition, the
+ComputeDomain status, or the clique label.
 */}}
 {{- define "imexprobe.usesApi" -}}
-{{- if or (eq .Values.peers.discovery "kubernetes") .Values.nodeCondition.enabled .Values.computeDomainStatus.enabled }}true{{ end }}
+{{- if or (eq .Values.peers.discovery "kubernetes") .Values.nodeCondition.enabled .Values.computeDomainStatus.enabled (include "imexprobe.cliqueLabelOn" .) }}true{{ end }}
 {{- end }}
 
 {{/* The agent's env for the ComputeDomain status in /v1/node: nothing when computeDomainStatus.enabled is false. */}}
@@ -41,5 +41,24 @@ ComputeDomain status.
   value: "true"
 - name: IMEXPROBE_COMPUTEDOMAINS_INTERVAL
   value: {{ .Values.computeDomainStatus.interval | quote }}
+{{- end }}
+{{- end }}
+
+{{/*
+Whether the agent reads its Node's nvidia.com/gpu.clique label: cliqueLabel.enabled true, or unset (null) while
+nodeCondition.enabled, whose ClusterRole already grants get on nodes: no privilege is added unless asked for.
+*/}}
+{{- define "imexprobe.cliqueLabelOn" -}}
+{{- $c := .Values.cliqueLabel.enabled }}
+{{- if or (eq (toString $c) "true") (and (kindIs "invalid" $c) .Values.nodeCondition.enabled) }}true{{ end }}
+{{- end }}
+
+{{/* The agent's env for its Node's nvidia.com/gpu.clique label: nothing when it does not read it. */}}
+{{- define "imexprobe.cliqueLabelEnv" -}}
+{{- if include "imexprobe.cliqueLabelOn" . }}
+- name: IMEXPROBE_CLIQUELABEL_ENABLED
+  value: "true"
+- name: IMEXPROBE_CLIQUELABEL_INTERVAL
+  value: {{ .Values.cliqueLabel.interval | quote }}
 {{- end }}
 {{- end }}

@@ -135,6 +135,7 @@ spec:
           value: compute,utility
         {{- include "imexprobe.nodeConditionEnv" $root | nindent 8 }}
         {{- include "imexprobe.computeDomainStatusEnv" $root | nindent 8 }}
+        {{- include "imexprobe.cliqueLabelEnv" $root | nindent 8 }}
         {{- with $v.agent.extraEnv }}
         {{- toYaml . | nindent 8 }}
         {{- end }}

@@ -4,6 +4,7 @@ import dev.imexprobe.cuda.ContextPolicy;
 import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.JniCudaDriver;
 import dev.imexprobe.kubernetes.ComputeDomains;
+import dev.imexprobe.kubernetes.NodeCliqueLabel;
 import dev.imexprobe.kubernetes.KubernetesApi;
 import dev.imexprobe.node.AgentIdentity;
 import dev.imexprobe.node.NodeInspectorSettings;
@@ -54,6 +55,10 @@ public class AgentConfiguration {
                                     "${imexprobe.computedomains.enabled:false}") boolean computeDomains,
                             @org.springframework.beans.factory.annotation.Value(
                                     "${imexprobe.computedomains.interval:60s}") Duration computeDomainsInterval,
+                            @org.springframework.beans.factory.annotation.Value(
+                                    "${imexprobe.cliquelabel.enabled:false}") boolean cliqueLabel,
+                            @org.springframework.beans.factory.annotation.Value(
+                                    "${imexprobe.cliquelabel.interval:60s}") Duration cliqueLabelInterval,
                             org.springframework.beans.factory.ObjectProvider<KubernetesApi> api) {
         NodeReporter reporter = new NodeReporter(driver, NodeInspectorSettings.defaults(), identity)
                 .channelMode(channelMode, ChannelMode.observer(channelMode))
@@ -65,6 +70,19 @@ public class AgentConfiguration {
                         + "agent lists them), got " + computeDomainsInterval);
             }
             reporter.computeDomains(new ComputeDomains(api.getObject(), identity.node(), computeDomainsInterval,
+                    Clock.systemUTC()));
+        }
+        if (cliqueLabel) {
+            if (cliqueLabelInterval.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("imexprobe.cliquelabel.interval must be at least 1s (every agent "
+                        + "reads its Node), got " + cliqueLabelInterval);
+            }
+            if (properties.node().name() == null || properties.node().name().isBlank()) {
+                throw new IllegalArgumentException("imexprobe.cliquelabel.enabled is true but IMEXPROBE_NODE_NAME "
+                        + "(imexprobe.node.name) is unset: set it from spec.nodeName through the downward API, or "
+                        + "turn the clique label off");
+            }
+            reporter.cliqueLabel(new NodeCliqueLabel(api.getObject(), identity.node(), cliqueLabelInterval,
                     Clock.systemUTC()));
         }
         return new NodeService(reporter, executor);

@@ -232,6 +232,15 @@ public enum FindingCode {
                     + "clique on both nodes). If they should be apart, an IMEX daemon's node list or a ComputeDomain "
                     + "spans both: memory of one tenant can be imported by the other."),
 
+    CLIQUE_LABEL_MISMATCH(Severity.WARNING, Blame.LOCAL,
+            "Node {node}'s label nvidia.com/gpu.clique={label} (GPU feature discovery) names NVLink domain "
+                    + "{labelDomain}, but NVML says {nvml}. The agent goes by NVML; schedulers and workloads that place "
+                    + "pods by the label (topologyKey nvidia.com/gpu.clique) do not.",
+            "NVML is read live, the label when GPU feature discovery last ran. Compare nvidia-smi -q (Fabric: "
+                    + "ClusterUUID, CliqueId) on {node}: if it agrees with NVML here, the label is stale or written "
+                    + "by something else: read the gpu-feature-discovery pod's log on that node (it relabels every "
+                    + "sleep-interval) and the Node's managedFields (kubectl get node {node} --show-managed-fields -o "
+                    + "yaml). Keep multi-node NVLink jobs off {node} until the two agree."),
     COMPUTE_DOMAIN_READY_CHANNEL_FAILS(Severity.ERROR, Blame.TARGET,
             "ComputeDomain {computeDomain} says Ready ({nodes}), but {failedPairs} imports between its nodes fail with "
                     + "800 NOT_PERMITTED ({pairs}): the layer at fault is the IMEX channel of the importing pod on "

@@ -17,12 +17,22 @@ import java.util.List;
  * @param channelMode    imexprobe.channel.mode: observer, hostPath or computeDomain (null outside the agent)
  * @param computeDomains this node's ComputeDomains from the Kubernetes API (null unless
  *                       imexprobe.computedomains.enabled)
+ * @param cliqueLabel    this Node's nvidia.com/gpu.clique label and what it was used for (null unless
+ *                       imexprobe.cliquelabel.enabled)
  */
 public record NodeReport(AgentIdentity agent, boolean fake, DriverView driver, List<GpuDevice> gpus,
                          long usableChannels, ImexChannels imexChannels, ImexDaemon imexDaemon,
                          DriverParams driverParams, DeviceNodes deviceNodes, VisibleDevices visibleDevices,
                          List<Finding> findings, Instant inspectedAt, String channelMode,
-                         ComputeDomainStatus computeDomains) {
+                         ComputeDomainStatus computeDomains, CliqueLabelView cliqueLabel) {
+
+    public NodeReport(AgentIdentity agent, boolean fake, DriverView driver, List<GpuDevice> gpus, long usableChannels,
+                      ImexChannels imexChannels, ImexDaemon imexDaemon, DriverParams driverParams,
+                      DeviceNodes deviceNodes, VisibleDevices visibleDevices, List<Finding> findings,
+                      Instant inspectedAt, String channelMode, ComputeDomainStatus computeDomains) {
+        this(agent, fake, driver, gpus, usableChannels, imexChannels, imexDaemon, driverParams, deviceNodes,
+                visibleDevices, findings, inspectedAt, channelMode, computeDomains, null);
+    }
 
     public NodeReport(AgentIdentity agent, boolean fake, DriverView driver, List<GpuDevice> gpus, long usableChannels,
                       ImexChannels imexChannels, ImexDaemon imexDaemon, DriverParams driverParams,
@@ -52,6 +62,18 @@ public record NodeReport(AgentIdentity agent, boolean fake, DriverView driver, L
     public record DriverView(boolean loaded, String library, String message, boolean nvmlLoaded, String nvmlLibrary,
                              String nvmlMessage, String driverVersion, int cudaDriverVersion, String cudaVersion,
                              String initResult) {
+    }
+
+    /**
+     * The Node label nvidia.com/gpu.clique as the API gave it.
+     *
+     * @param state   ok, unset, absent (no such Node), forbidden or error ({@code CliqueLabel})
+     * @param domain  the label as an IMEX domain ({@code fabric:<clusterUuid>/<cliqueId>}); null when unset or malformed
+     * @param usedFor the GPUs (index) whose IMEX domain came from the label: NVML had no fabric info for them
+     * @param detail  why, for every state but ok (or why a set label is not used)
+     */
+    public record CliqueLabelView(String state, String value, String domain, List<Integer> usedFor, String detail,
+                                  Instant readAt) {
     }
 
     public boolean hasError() {

@@ -1,5 +1,6 @@
 package dev.imexprobe.node;
 
+import dev.imexprobe.kubernetes.CliqueLabel;
 import dev.imexprobe.kubernetes.ComputeDomainStatus;
 import java.util.function.Supplier;
 import dev.imexprobe.cuda.CudaDriver;
@@ -58,10 +59,15 @@ public final class NodeReporter {
             gpus.add(g.withImexDomain(dev.imexprobe.probe.ImexDomain.of(g.fabric(), host))
                     .withNotProbed(refused == null ? null : refused.code()));
         }
-        return new NodeReport(identity, status.isFake(), view, java.util.List.copyOf(gpus),
+        CliqueLabelCheck.Result label = CliqueLabelCheck.apply(identity.node(), gpus, cliqueLabel());
+        if (label.finding() != null) {
+            findings.add(label.finding());
+        }
+        return new NodeReport(identity, status.isFake(), view, label.gpus(),
                 LocalDiagnosis.usableChannels(facts.imexChannels(), status.isFake()), facts.imexChannels(),
                 facts.imexDaemon(), facts.driverParams(), facts.deviceNodes(), facts.visibleDevices(),
-                observed(java.util.List.copyOf(findings)), Instant.now(), channelMode, computeDomains());
+                observed(java.util.List.copyOf(findings)), Instant.now(), channelMode, computeDomains(),
+                label.view());
     }
 
     private volatile dev.imexprobe.cuda.ContextPolicy policy = dev.imexprobe.cuda.ContextPolicy.DEFAULT;
@@ -96,6 +102,26 @@ public final class NodeReporter {
         } catch (RuntimeException e) {
             return new ComputeDomainStatus(ComputeDomainStatus.ERROR, String.valueOf(e), java.util.List.of(),
                     Instant.now());
+        }
+    }
+
+    private volatile Supplier<CliqueLabel> cliqueLabel;
+
+    /** This Node's nvidia.com/gpu.clique label (imexprobe.cliquelabel.enabled); cached by the source. */
+    public NodeReporter cliqueLabel(Supplier<CliqueLabel> source) {
+        this.cliqueLabel = source;
+        return this;
+    }
+
+    private CliqueLabel cliqueLabel() {
+        Supplier<CliqueLabel> s = cliqueLabel;
+        if (s == null) {
+            return null;
+        }
+        try {
+            return s.get();
+        } catch (RuntimeException e) {
+            return new CliqueLabel(CliqueLabel.ERROR, null, String.valueOf(e), Instant.now());
         }
     }
 

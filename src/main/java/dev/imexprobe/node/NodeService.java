@@ -71,7 +71,7 @@ public final class NodeService implements LocalAgent, dev.imexprobe.probe.Contex
         findings.add(FindingCode.TIMEOUT.finding(e));
         return new NodeReport(r.agent(), r.fake(), r.driver(), r.gpus(), r.usableChannels(), r.imexChannels(),
                 r.imexDaemon(), r.driverParams(), r.deviceNodes(), r.visibleDevices(), List.copyOf(findings),
-                r.inspectedAt(), r.channelMode(), r.computeDomains());
+                r.inspectedAt(), r.channelMode(), r.computeDomains(), r.cliqueLabel());
     }
 
     public AgentIdentity identity() {

@@ -37,6 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   <li>node-d observes only: its pairs are {@code not_probed} by design and are never held against the
  *       ComputeDomain, its own view has no such finding.</li>
  * </ul>
+ * The same API serves the Nodes' {@code nvidia.com/gpu.clique} labels as GPU feature discovery writes them: node-a's
+ * agrees with NVML, node-b's names another clique (CLIQUE_LABEL_MISMATCH), node-c has no Node (404, quiet), and
+ * node-d runs without NVML, so its GPU's IMEX domain comes from its label.
  */
 class ComputeDomainFindingsIT {
 
@@ -52,6 +55,7 @@ class ComputeDomainFindingsIT {
         api = new WireMockServer(options().dynamicPort());
         api.start();
         serveComputeDomain();
+        serveNodes();
         mesh = MeshAgents.forTest(ComputeDomainFindingsIT.class);
         for (String n : NODES) {
             boolean channel = !n.equals("node-c") && !n.equals("node-d");
@@ -64,7 +68,12 @@ class ComputeDomainFindingsIT {
                     "IMEXPROBE_CHANNEL_MODE", n.equals("node-d") ? "observer" : "hostPath",
                     "IMEXPROBE_COMPUTEDOMAINS_ENABLED", "true",
                     "IMEXPROBE_COMPUTEDOMAINS_INTERVAL", "1s",
-                    "IMEXPROBE_PEERS_KUBERNETES_API", "http://localhost:" + api.port()));
+                    "IMEXPROBE_PEERS_KUBERNETES_API", "http://localhost:" + api.port(),
+                    "IMEXPROBE_CLIQUELABEL_ENABLED", "true",
+                    "IMEXPROBE_CLIQUELABEL_INTERVAL", "1s"));
+            if (n.equals("node-d")) {
+                env.put("IMEXPROBE_NVML_LIBRARY", mesh.dir().resolve("no-nvml/libnvidia-ml.so.1").toString());
+            }
             AGENTS.put(n, mesh.add(n, m, env));
         }
         AGENTS.values().forEach(a -> a.env("IMEXPROBE_PEERS_STATIC", mesh.staticList()));
@@ -95,6 +104,17 @@ class ComputeDomainFindingsIT {
                 .withQueryParam("limit", equalTo("500"))
                 .willReturn(okJson(JSON.writeValueAsString(Map.of("kind", "ComputeDomainList",
                         "metadata", Map.of(), "items", List.of(cd))))));
+    }
+
+    /** Each Node as the API server has it, with the clique label GPU feature discovery would write. */
+    static void serveNodes() {
+        Map<String, String> labels = Map.of("node-a", MeshAgents.CLUSTER + "." + MeshAgents.CLIQUE,
+                "node-b", MeshAgents.CLUSTER + ".9", "node-d", MeshAgents.CLUSTER + "." + MeshAgents.CLIQUE);
+        labels.forEach((node, clique) -> api.stubFor(get(urlPathEqualTo("/api/v1/nodes/" + node))
+                .willReturn(okJson(JSON.writeValueAsString(Map.of("kind", "Node", "apiVersion", "v1",
+                        "metadata", Map.of("name", node, "labels", Map.of("kubernetes.io/hostname", node,
+                                "nvidia.com/gpu.clique", clique))))))));
+        // node-c: no stub, the fake API answers 404 as for a Node it does not know
     }
 
     static JsonNode finding(JsonNode view, String code) {
@@ -149,5 +169,38 @@ class ComputeDomainFindingsIT {
         assertThat(entry.path("members").size()).isEqualTo(4);
         assertThat(entry.path("members").get(3).path("name").asString()).isEqualTo("node-d");
         assertThat(entry.path("members").get(3).path("status").asString()).isEqualTo("Ready");
+    }
+
+    @Test
+    void theCliqueLabelIsCheckedAgainstNvmlAndFillsInWhereNvmlIsMissing() {
+        JsonNode b = MeshAgents.eventually(SETTLE, "node-b's report finds its label disagreeing",
+                () -> AGENTS.get("node-b").json("/v1/node?refresh=true"),
+                v -> finding(v, "CLIQUE_LABEL_MISMATCH") != null);
+        JsonNode mismatch = finding(b, "CLIQUE_LABEL_MISMATCH");
+        assertThat(mismatch.path("severity").asString()).isEqualTo("warning");
+        assertThat(mismatch.path("evidence").path("label").asString()).isEqualTo(MeshAgents.CLUSTER + ".9");
+        assertThat(mismatch.path("evidence").path("nvml").asString())
+                .isEqualTo("GPU 0: fabric:" + MeshAgents.CLUSTER + "/" + MeshAgents.CLIQUE);
+        assertThat(b.path("gpus").get(0).path("imexDomain").asString()).as("NVML goes first")
+                .isEqualTo("fabric:" + MeshAgents.CLUSTER + "/" + MeshAgents.CLIQUE);
+
+        JsonNode a = MeshAgents.eventually(SETTLE, "node-a read its label", () -> AGENTS.get("node-a")
+                .json("/v1/node?refresh=true"), v -> "ok".equals(v.path("cliqueLabel").path("state").asString()));
+        assertThat(finding(a, "CLIQUE_LABEL_MISMATCH")).as("a label that agrees").isNull();
+        assertThat(a.path("cliqueLabel").path("usedFor")).isEmpty();
+
+        JsonNode c = MeshAgents.eventually(SETTLE, "node-c's Node is unknown to the API", () -> AGENTS.get("node-c")
+                .json("/v1/node?refresh=true"), v -> "absent".equals(v.path("cliqueLabel").path("state").asString()));
+        assertThat(c.path("cliqueLabel").path("detail").asString()).contains("IMEXPROBE_NODE_NAME");
+        assertThat(finding(c, "CLIQUE_LABEL_MISMATCH")).isNull();
+
+        JsonNode d = MeshAgents.eventually(SETTLE, "node-d's GPU takes its domain from the label",
+                () -> AGENTS.get("node-d").json("/v1/node?refresh=true"),
+                v -> v.path("cliqueLabel").path("usedFor").size() == 1);
+        assertThat(d.path("driver").path("nvmlLoaded").asBoolean()).as("no NVML for node-d").isFalse();
+        assertThat(d.path("gpus").get(0).path("fabric").isNull()).isTrue();
+        assertThat(d.path("gpus").get(0).path("imexDomain").asString())
+                .isEqualTo("fabric:" + MeshAgents.CLUSTER + "/" + MeshAgents.CLIQUE);
+        assertThat(finding(d, "CLIQUE_LABEL_MISMATCH")).isNull();
     }
 }
