@@ -180,6 +180,7 @@ final class Micro {
                 java.util.Arrays.sort(over);
                 r.put("overheadP90Us", Stats.round(over[(int) (n * 0.9)]));
                 r.put("cpuOverheadUs", Stats.round(cpu / 1e3 / n - 450));
+                r.put("spinInEffectUs", pool.spinNanos() / 1000); // 0 when the host has no CPU to spare
                 m.put("spin" + spin / 1000 + "us", r);
             }
         }

@@ -123,7 +123,8 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
      *                              them idle for the agent (its context would keep a job's out)
      * @param spin    how long a thread handing work to the driver pool, or waiting on it, spins either side of the
      *                moment the wait is expected to end instead of parking through it (a parked thread's wake-up
-     *                costs 30–100 µs on an idle server); 0 never spins. At most 2 × spin of CPU per hop and side.
+     *                costs 30–100 µs on an idle server); 0 never spins. At most 2 × spin of CPU per hop and side,
+     *                and only while the host's load average leaves CPUs to spare.
      */
     public record Driver(@DefaultValue("5s") Duration timeout, @DefaultValue("16") int threads,
                          @DefaultValue("2s") Duration contextLinger,

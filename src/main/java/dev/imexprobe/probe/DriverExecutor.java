@@ -1,5 +1,6 @@
 package dev.imexprobe.probe;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -15,6 +16,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -29,6 +31,12 @@ public final class DriverExecutor implements AutoCloseable {
     private final ThreadPoolExecutor pool;
     private final WakeQueue queue;
     private final long spinNanos;
+    /** From an announcement to its submission, by kind of request; and this thread's pending announcement. */
+    private final Expected gaps = new Expected();
+    private final ThreadLocal<Announcement> announcement = new ThreadLocal<>();
+    private final BooleanSupplier cpusToSpare;
+    private volatile boolean spare;
+    private volatile long spareCheckedAt = System.nanoTime() - 2_000_000_000L;
     private final Duration timeout;
     /** Tasks whose caller stopped waiting and that have not completed, queued or inside the driver. */
     private final Set<Task> abandoned = ConcurrentHashMap.newKeySet();
@@ -56,6 +64,12 @@ public final class DriverExecutor implements AutoCloseable {
      *             a parked thread's wake-up costs 30–100 µs on an idle server. Zero: never spin.
      */
     public DriverExecutor(int threads, Duration timeout, Duration spin) {
+        this(threads, timeout, spin, DriverExecutor::cpusToSpare);
+    }
+
+    /** @param cpusToSpare whether a spinning thread takes no CPU that other work waits for (asked once a second) */
+    DriverExecutor(int threads, Duration timeout, Duration spin, BooleanSupplier cpusToSpare) {
+        this.cpusToSpare = cpusToSpare;
         if (threads < 1) {
             throw new IllegalArgumentException("the driver pool needs at least one thread");
         }
@@ -66,7 +80,7 @@ public final class DriverExecutor implements AutoCloseable {
             return t;
         };
         this.spinNanos = Math.max(0, spin.toNanos());
-        this.queue = new WakeQueue(threads * 4, spinNanos);
+        this.queue = new WakeQueue(threads * 4, this::spinNanos);
         this.pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, queue, factory,
                 new ThreadPoolExecutor.AbortPolicy());
         this.pool.allowCoreThreadTimeOut(true);
@@ -81,9 +95,63 @@ public final class DriverExecutor implements AutoCloseable {
         queue.expect(inNanos);
     }
 
-    /** The spin setting in nanoseconds (0: never spin). */
+    /**
+     * Announces driver work that this thread will submit, as a request of {@code kind} did the last times: due
+     * after the median of their gaps from announcement to submission (2 × spin the first time). The thread's
+     * next {@link #start} records the gap; {@link #announced} forgets an announcement nothing followed.
+     */
+    public void announce(Object kind) {
+        long spin = spinNanos();
+        if (spin <= 0) {
+            return;
+        }
+        long gap = gaps.estimate(kind);
+        expect(gap >= 0 ? gap : spin);
+        announcement.set(new Announcement(kind, System.nanoTime()));
+    }
+
+    /** The request that announced work has ended: a later submission of this thread belongs to another. */
+    public void announced() {
+        announcement.remove();
+    }
+
+    /** The gap {@link #announce} expects for {@code kind}, -1 before the first. */
+    long expectedGap(Object kind) {
+        return gaps.estimate(kind);
+    }
+
+    private record Announcement(Object kind, long at) {
+    }
+
+    private void submitted() {
+        Announcement a = announcement.get();
+        if (a != null) {
+            announcement.remove();
+            gaps.record(a.kind(), System.nanoTime() - a.at());
+        }
+    }
+
+    /**
+     * The spin in effect now, in nanoseconds: the setting while the host has CPUs to spare (its 1-minute load
+     * average below its CPUs less one), else 0: on a busy node a spinning thread would take CPU from the jobs and
+     * from the very thread it waits for, so waits park as without the setting.
+     */
     public long spinNanos() {
-        return spinNanos;
+        if (spinNanos <= 0) {
+            return 0;
+        }
+        long now = System.nanoTime();
+        if (now - spareCheckedAt > 1_000_000_000L) {
+            spareCheckedAt = now;
+            spare = cpusToSpare.getAsBoolean();
+        }
+        return spare ? spinNanos : 0;
+    }
+
+    private static boolean cpusToSpare() {
+        double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        int cpus = Runtime.getRuntime().availableProcessors();
+        return load >= 0 && load < cpus - 1;
     }
 
     /** The result of one task: its value, or why there is none. */
@@ -156,6 +224,7 @@ public final class DriverExecutor implements AutoCloseable {
      * {@link #stuckCallReturned}.
      */
     boolean start(Runnable work) {
+        submitted();
         if (exhausted()) {
             return false;
         }

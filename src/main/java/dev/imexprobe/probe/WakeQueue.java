@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 
 /**
  * The driver pool's bounded queue, with one addition to a plain blocking queue: a task can be announced
@@ -17,14 +18,15 @@ import java.util.concurrent.locks.LockSupport;
  * before the task is due and spins for it, so that the hand-off costs no wake-up from the CPU's idle state
  * (30–100 µs on an idle server, twice per hop). Without an announcement, or with {@code spinNanos} 0, it
  * behaves as an {@link java.util.concurrent.ArrayBlockingQueue}: an idle worker parks until a task is offered.
- * Spinning is bounded: at most one worker, at most {@code 2 × spinNanos} per announcement.
+ * Spinning is bounded: at most one worker, at most {@code 2 × spinNanos} per announcement (the spin in effect
+ * when it is made).
  */
 final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<Runnable> {
 
     private final ConcurrentLinkedQueue<Runnable> items = new ConcurrentLinkedQueue<>();
     private final AtomicInteger count = new AtomicInteger();
     private final int capacity;
-    private final long spinNanos;
+    private final LongSupplier spinNanos;
     /** Idle workers parked for a task, the longest-idle first (as the JDK's queues: none idles into its timeout). */
     private final ConcurrentLinkedDeque<Thread> parked = new ConcurrentLinkedDeque<>();
     /** Workers spinning for a task: an offer wakes nobody while one does (the spinner passes on what it leaves). */
@@ -34,7 +36,7 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
     private volatile long spinFrom;
     private volatile long spinUntil;
 
-    WakeQueue(int capacity, long spinNanos) {
+    WakeQueue(int capacity, LongSupplier spinNanos) {
         this.capacity = capacity;
         this.spinNanos = spinNanos;
     }
@@ -44,12 +46,13 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
      * {@code spinNanos} after. A hint only; a task that comes earlier or later is taken up as without it.
      */
     void expect(long inNanos) {
-        if (spinNanos <= 0) {
+        long spin = spinNanos.getAsLong();
+        if (spin <= 0) {
             return;
         }
         long now = System.nanoTime();
-        spinFrom = now + inNanos - spinNanos;
-        spinUntil = now + Math.max(inNanos, 0) + spinNanos;
+        spinFrom = now + inNanos - spin;
+        spinUntil = now + Math.max(inNanos, 0) + spin;
         Thread t = armed.get();
         if (t == null) {
             t = parked.pollFirst();

@@ -7,14 +7,15 @@ import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
 
 import java.io.IOException;
 
 /**
- * First of all filters on {@code /probe} and {@code /v1/imports}: tells the driver pool that work comes within
- * the next {@code 2 × imexprobe.driver.spin}, so that a worker wakes while this request is still in the filters,
- * reading and checking its body, instead of after it submits (the create of a push, the importer's stages).
- * A hint only (a pull's first driver work comes later, after its own round trip): no request is changed.
+ * First of all filters on {@code /probe} and {@code /v1/imports}: tells the driver pool that this request will
+ * submit driver work (the create of a push, the importer's stages) about as long after as the last ones of its
+ * path did, so that a worker wakes while the request is still in the filters, reading and checking its body,
+ * instead of after it submits. A hint only: no request is changed.
  */
 final class DriverWake implements Filter {
 
@@ -27,7 +28,11 @@ final class DriverWake implements Filter {
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        executor.expect(executor.spinNanos());
-        chain.doFilter(request, response);
+        executor.announce(request instanceof HttpServletRequest h ? h.getRequestURI() : "");
+        try {
+            chain.doFilter(request, response);
+        } finally {
+            executor.announced();
+        }
     }
 }

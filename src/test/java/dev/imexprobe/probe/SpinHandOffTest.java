@@ -39,7 +39,7 @@ class SpinHandOffTest {
     }
 
     private DriverExecutor executor(int threads, Duration timeout, Duration spin) {
-        DriverExecutor e = new DriverExecutor(threads, timeout, spin);
+        DriverExecutor e = new DriverExecutor(threads, timeout, spin, () -> true); // whatever this machine's load
         executors.add(e);
         return e;
     }
@@ -80,6 +80,18 @@ class SpinHandOffTest {
     }
 
     @Test
+    void aHostWithoutCpusToSpareParksAsWithoutTheSetting() throws Exception {
+        DriverExecutor busy = new DriverExecutor(2, Duration.ofSeconds(5), Duration.ofMillis(1), () -> false);
+        executors.add(busy);
+        assertThat(busy.spinNanos()).isZero();
+        busy.announce("/probe");
+        Thread.sleep(5);
+        assertThat(busy.start(() -> { })).isTrue();
+        assertThat(busy.expectedGap("/probe")).as("nothing announced, nothing learned").isEqualTo(-1);
+        assertThat(executor(2, Duration.ofSeconds(5), Duration.ofMillis(1)).spinNanos()).isEqualTo(1_000_000L);
+    }
+
+    @Test
     void announcedAndUnannouncedWorkIsAllTakenUp() throws Exception {
         DriverExecutor pool = executor(2, Duration.ofSeconds(5), Duration.ofNanos(200_000));
         ExecutorService callers = Executors.newFixedThreadPool(4);
@@ -112,6 +124,26 @@ class SpinHandOffTest {
         } finally {
             callers.shutdownNow();
         }
+    }
+
+    @Test
+    void anAnnouncementLearnsTheGapToItsSubmissionAndAnEndedRequestForgetsIt() throws Exception {
+        DriverExecutor pool = executor(2, Duration.ofSeconds(5), Duration.ofNanos(100_000));
+        assertThat(pool.expectedGap("/v1/imports")).isEqualTo(-1);
+        for (int i = 0; i < 3; i++) {
+            pool.announce("/v1/imports");
+            Thread.sleep(20); // the request's filters, its body, its checks
+            CountDownLatch ran = new CountDownLatch(1);
+            assertThat(pool.start(ran::countDown)).isTrue();
+            assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
+            pool.announced();
+        }
+        assertThat(pool.expectedGap("/v1/imports")).isBetween(19_000_000L, 2_000_000_000L);
+        pool.announce("/probe");
+        pool.announced(); // nothing submitted (a refused request): no gap learned
+        Thread.sleep(5);
+        assertThat(pool.start(() -> { })).isTrue();
+        assertThat(pool.expectedGap("/probe")).isEqualTo(-1);
     }
 
     @Test
