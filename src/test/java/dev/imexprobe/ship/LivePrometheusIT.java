@@ -73,8 +73,12 @@ import tools.jackson.databind.JsonNode;
 class LivePrometheusIT {
 
     static final Duration MESH_INTERVAL = Duration.ofSeconds(2);
-    /** Every alert's {@code for:}: long enough that pending is seen (polls every 250 ms, evaluations every 1 s). */
-    static final Duration FOR = Duration.ofSeconds(5);
+    /**
+     * Every alert's {@code for:}: long enough that pending is seen (polls every 250 ms, evaluations every 1 s) and
+     * distinct from the canary's 1 s. Waited out once per alert phase and in the silent window (3 s: ~10 s less
+     * than 5 s over the class).
+     */
+    static final Duration FOR = Duration.ofSeconds(3);
     static final String FOR_TEXT = FOR.toSeconds() + "s";
     /** From a fault to its alert firing: a round (2 s), a scrape, an evaluation, then FOR; generous for 2 cores. */
     static final Duration FIRE_WITHIN = Duration.ofSeconds(120);
