@@ -59,14 +59,14 @@ public final class NodeReporter {
             gpus.add(g.withImexDomain(dev.imexprobe.probe.ImexDomain.of(g.fabric(), host))
                     .withNotProbed(refused == null ? null : refused.code()));
         }
-        CliqueLabelCheck.Result label = CliqueLabelCheck.apply(identity.node(), gpus, cliqueLabel());
+        CliqueLabelCheck.Result label = CliqueLabelCheck.apply(identity.node(), gpus, seenLabel());
         if (label.finding() != null) {
             findings.add(label.finding());
         }
         return new NodeReport(identity, status.isFake(), view, label.gpus(),
                 LocalDiagnosis.usableChannels(facts.imexChannels(), status.isFake()), facts.imexChannels(),
                 facts.imexDaemon(), facts.driverParams(), facts.deviceNodes(), facts.visibleDevices(),
-                observed(java.util.List.copyOf(findings)), Instant.now(), channelMode, computeDomains(),
+                observed(java.util.List.copyOf(findings)), Instant.now(), channelMode, seenComputeDomains(),
                 label.view());
     }
 
@@ -106,6 +106,29 @@ public final class NodeReporter {
     }
 
     private volatile Supplier<CliqueLabel> cliqueLabel;
+    private volatile ComputeDomainStatus computeDomainsSeen;
+    private volatile CliqueLabel cliqueLabelSeen;
+
+    /**
+     * Asks the Kubernetes sources (each cached: the API at most once per its interval) on the caller's thread.
+     * NodeService calls this before it builds a report on the driver pool, so that a slow API server neither holds
+     * a driver thread nor passes for a hung driver call (TIMEOUT, imexprobe_driver_calls_stuck).
+     */
+    public void readCluster() {
+        computeDomainsSeen = computeDomains();
+        cliqueLabelSeen = cliqueLabel();
+    }
+
+    /** The last answer readCluster got; read here only when it never ran (a report built directly). */
+    private ComputeDomainStatus seenComputeDomains() {
+        ComputeDomainStatus s = computeDomainsSeen;
+        return s != null ? s : computeDomains();
+    }
+
+    private CliqueLabel seenLabel() {
+        CliqueLabel l = cliqueLabelSeen;
+        return l != null ? l : cliqueLabel();
+    }
 
     /** This Node's nvidia.com/gpu.clique label (imexprobe.cliquelabel.enabled); cached by the source. */
     public NodeReporter cliqueLabel(Supplier<CliqueLabel> source) {

@@ -73,8 +73,12 @@ import tools.jackson.databind.JsonNode;
 class LivePrometheusIT {
 
     static final Duration MESH_INTERVAL = Duration.ofSeconds(2);
-    /** Every alert's {@code for:}: long enough that pending is seen (polls every 250 ms, evaluations every 1 s). */
-    static final Duration FOR = Duration.ofSeconds(5);
+    /**
+     * Every alert's {@code for:}: long enough that pending is seen (polls every 250 ms, evaluations every 1 s) and
+     * distinct from the canary's 1 s. Waited out once per alert phase and in the silent window (3 s: ~10 s less
+     * than 5 s over the class).
+     */
+    static final Duration FOR = Duration.ofSeconds(3);
     static final String FOR_TEXT = FOR.toSeconds() + "s";
     /** From a fault to its alert firing: a round (2 s), a scrape, an evaluation, then FOR; generous for 2 cores. */
     static final Duration FIRE_WITHIN = Duration.ofSeconds(120);
@@ -589,13 +593,14 @@ class LivePrometheusIT {
         return new Expectation("ImexprobeDomainFailing", l);
     }
 
-    /** Alerts on one agent's own series: its target labels, job and instance. */
+    /** Alerts on one agent's own series: its target labels, job, instance and its GPU's IMEX domain. */
     static Expectation agentAlert(String name, Agent a) {
         Map<String, String> l = new TreeMap<>();
         l.put("alertname", name);
         l.put("severity", "warning");
         l.put("job", JOB);
         l.put("instance", a.hostPort());
+        l.put("domain", DOMAIN.get(a.node()));
         l.putAll(targetLabels(a));
         return new Expectation(name, l);
     }
