@@ -54,6 +54,10 @@ PAIRS="new:$JAR"
 if [ -f "$OLD_CLASSES" ]; then
   python3 gpu/swap_classes.py "$JAR" "$OLD_CLASSES" /tmp/hotpath-old.jar && PAIRS="$PAIRS old:/tmp/hotpath-old.jar"
 fi
+# VARIANTS="tag:NAME=VALUE[,NAME=VALUE] ...": more pairs of this build with settings of their own in the
+# environment (e.g. "spin0:IMEXPROBE_DRIVER_SPIN=0"), probed alternately with the others in the same run.
+declare -A VARENV
+for v in ${VARIANTS:-}; do PAIRS="$PAIRS ${v%%:*}:$JAR"; VARENV[${v%%:*}]=${v#*:}; done
 say "=== agents (the image's JVM flags): $PAIRS$([ "${JFR:-0}" = 1 ] && echo ', JFR on each')"
 PIDS=""; PORTS=""; port=18081
 for pair in $PAIRS; do
@@ -61,7 +65,8 @@ for pair in $PAIRS; do
   for n in a b; do
     jfr=()
     [ "${JFR:-0}" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$OUT/agent-$tag-$n.jfr,settings=profile,jdk.ExecutionSample#period=1ms,dumponexit=true" -XX:FlightRecorderOptions:stackdepth=256)
-    IMEXPROBE_NODE_NAME=hot-$tag-$n SERVER_PORT=$port IMEXPROBE_MESH_INTERVAL=1h setsid "$J" $JVM_FLAGS -Djava.io.tmpdir=/tmp "${jfr[@]}" \
+    extra=(); [ -n "${VARENV[$tag]:-}" ] && IFS=, read -ra extra <<< "${VARENV[$tag]}"
+    env "${extra[@]}" IMEXPROBE_NODE_NAME=hot-$tag-$n SERVER_PORT=$port IMEXPROBE_MESH_INTERVAL=1h setsid "$J" $JVM_FLAGS -Djava.io.tmpdir=/tmp "${jfr[@]}" \
       -jar "$jar" serve > "$OUT/agent-$tag-$n.log" 2>&1 &
     PIDS="$PIDS $!"; PORTS="$PORTS $port"; port=$((port + 1))
   done
@@ -178,8 +183,11 @@ if probe:
         if p: rows.append((f"/probe push writeback={wb} ({p['failures']} failed)", p["p50Ms"], p["p99Ms"]))
         r = probe.get("writeback=" + wb + ":raw")
         if r: rows.append((f"  the same, raw-socket caller", r["p50Ms"], r["p99Ms"]))
-        o = probe.get("old:writeback=" + wb)
-        if o: rows.append((f"  the other build (OLD_CLASSES), writeback={wb} ({o['failures']} failed)", o["p50Ms"], o["p99Ms"]))
+        for key, o in probe.items():
+            tag, _, rest = key.partition(":")
+            if rest in ("writeback=" + wb, "writeback=" + wb + ":raw"):
+                what = "the other build (OLD_CLASSES)" if tag == "old" else "variant " + tag
+                rows.append((f"  {what}, {rest} ({o['failures']} failed)", o["p50Ms"], o["p99Ms"]))
     res["probe"] = probe
 floor = None
 if fb and fa:

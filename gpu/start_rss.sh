@@ -25,7 +25,7 @@ for r in $(seq "$ROUNDS"); do
       curl -sf "localhost:$PORT/probe?target=127.0.0.1:$PORT&direction=push&sizeBytes=2097152" -o /dev/null || { echo "probe failed"; break; }
     done
     printf 'round %s  %-40s start->ready %6.3f s  RSS at ready %4s MiB, after %s probes %4s MiB\n' "$r" "$jar" \
-      "$(echo "($t1 - $t0) / 1000000000" | bc -l)" "$r0" "$PROBES" "$(rss $pid)"
+      "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')" "$r0" "$PROBES" "$(rss $pid)"
     kill $pid; for i in $(seq 80); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
   done
 done

@@ -19,7 +19,11 @@ render exactly what ships. Prometheus' own template syntax passes through as lit
 {{- $job := include "imexprobe.job" . }}
 {{- $runbook := $a.runbookBaseUrl }}
 {{- $stale := mul 3 (include "imexprobe.durationSeconds" .Values.agent.meshInterval | int) }}
-{{- $cuName := include "imexprobe.cuResultNameTmpl" . -}}
+{{- $cuName := include "imexprobe.cuResultNameTmpl" . }}
+{{- /* The agent alerts take the agent's IMEX domain (its first GPU's: a node's GPUs share one) as label domain,
+       so Alertmanager groups and inhibits them with the pair and domain alerts; an agent without a GPU keeps none. */}}
+{{- $domainOf := printf "topk by (namespace, pod) (1, imexprobe_gpu_imex_domain_info{job=\"%s\"})" $job }}
+{{- $domainWas := printf "topk by (namespace, pod) (1, last_over_time(imexprobe_gpu_imex_domain_info{job=\"%s\"}[1h]))" $job -}}
 groups:
   - name: imexprobe
     rules:
@@ -84,8 +88,11 @@ groups:
             rollout. The pair and target alerts of this domain follow from it: group and inhibit them by domain.
           runbook_url: {{ printf "%s#imexprobedomainfailing" $runbook }}
       - alert: ImexprobeAgentDown
+        # domain: the agent's last known IMEX domain (its metrics are gone while it is down).
         expr: |
-          up{job="{{ $job }}"} == 0 or absent(up{job="{{ $job }}"})
+          (up{job="{{ $job }}"} == 0) * on (namespace, pod) group_left (domain) {{ $domainWas }}
+            or on (namespace, pod) up{job="{{ $job }}"} == 0
+            or absent(up{job="{{ $job }}"})
         for: {{ $a.agentDownFor }}
         labels:
           severity: {{ $a.severity.agentDown }}
@@ -100,7 +107,9 @@ groups:
       - alert: ImexprobeProbesStale
         # No finished mesh round for 3 intervals of {{ .Values.agent.meshInterval }}.
         expr: |
-          time() - imexprobe_mesh_last_cycle_timestamp_seconds{job="{{ $job }}"} > {{ $stale }}
+          (time() - imexprobe_mesh_last_cycle_timestamp_seconds{job="{{ $job }}"} > {{ $stale }})
+              * on (namespace, pod) group_left (domain) {{ $domainOf }}
+            or on (namespace, pod) time() - imexprobe_mesh_last_cycle_timestamp_seconds{job="{{ $job }}"} > {{ $stale }}
         for: {{ $a.probesStaleFor }}
         labels:
           severity: {{ $a.severity.probesStale }}
@@ -114,7 +123,10 @@ groups:
       - alert: ImexprobeNoImexChannel
         # An observer has no channel by design (imexprobe_channel_mode{mode="observer"}): never this alert.
         expr: |
-          imexprobe_imex_channels{job="{{ $job }}"} == 0
+          (
+              (imexprobe_imex_channels{job="{{ $job }}"} == 0) * on (namespace, pod) group_left (domain) {{ $domainOf }}
+            or on (namespace, pod) imexprobe_imex_channels{job="{{ $job }}"} == 0
+          )
             unless on (namespace, pod) imexprobe_channel_mode{job="{{ $job }}", mode="observer"}
         for: {{ $a.noImexChannelFor }}
         labels:
@@ -129,7 +141,8 @@ groups:
           runbook_url: {{ printf "%s#imexprobenoimexchannel" $runbook }}
       - alert: ImexprobeDriverCallStuck
         expr: |
-          imexprobe_driver_calls_stuck{job="{{ $job }}"} > 0
+          (imexprobe_driver_calls_stuck{job="{{ $job }}"} > 0) * on (namespace, pod) group_left (domain) {{ $domainOf }}
+            or on (namespace, pod) imexprobe_driver_calls_stuck{job="{{ $job }}"} > 0
         for: {{ $a.driverCallStuckFor }}
         labels:
           severity: {{ $a.severity.driverCallStuck }}

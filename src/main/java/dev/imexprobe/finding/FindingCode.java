@@ -250,16 +250,19 @@ public enum FindingCode {
                     + "ComputeDomain's channel template (kubectl get resourceclaims -o wide: allocated and reserved "
                     + "for that pod), that /dev/nvidia-caps-imex-channels/channel0 exists in the pod with the major of "
                     + "/proc/devices, and the DRA driver's kubelet plugin log on the node (claim prepared?); restart "
-                    + "the pod once its claim is prepared (DRA driver issue #1417)."),
+                    + "the pod once its claim is prepared."),
     COMPUTE_DOMAIN_READY_DAEMON_FAILS(Severity.ERROR, Blame.LOCAL,
             "ComputeDomain {computeDomain} says Ready ({nodes}), but {failedPairs} imports between its nodes fail "
                     + "({driverResult}; {pairs}): the channel admitted them, so the layer at fault is the "
                     + "ComputeDomain's IMEX daemons, which report ready to the controller but do not resolve each "
-                    + "other's handles.",
+                    + "other's handles (DRA driver issue #1417: 400 invalid resource handle while every daemon probe "
+                    + "passed).",
             "In the ComputeDomain's daemon pods on {nodes} (the DRA driver's namespace): nvidia-imex-ctl -N must "
                     + "list every node of the ComputeDomain as connected; read their logs for peers they cannot "
                     + "reach (IP, port 50000, NetworkPolicy) or stale addresses, and delete the daemon pod that "
-                    + "lists fewer nodes so the driver restarts it. Until then keep jobs off the pairs named."),
+                    + "lists fewer nodes so the driver restarts it; a daemon whose nvidia-imex-ctl -N hangs is wedged: "
+                    + "if restarting its pod does not clear it, drain and reboot the node. Until then keep jobs off "
+                    + "the pairs named."),
 
     // ---- preflight evidence: the instances of one job (docs/preflight.md) ------------------------------------
     PREFLIGHT_PEERS_MISSING(Severity.ERROR, Blame.LOCAL,

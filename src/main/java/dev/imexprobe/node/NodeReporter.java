@@ -59,15 +59,16 @@ public final class NodeReporter {
             gpus.add(g.withImexDomain(dev.imexprobe.probe.ImexDomain.of(g.fabric(), host))
                     .withNotProbed(refused == null ? null : refused.code()));
         }
-        CliqueLabelCheck.Result label = CliqueLabelCheck.apply(identity.node(), gpus, cliqueLabel());
+        CliqueLabelCheck.Result label = CliqueLabelCheck.apply(identity.node(), gpus, seenLabel());
         if (label.finding() != null) {
             findings.add(label.finding());
         }
+        ComputeDomainStatus domains = seenComputeDomains();
+        findings.addAll(CliqueLabelCheck.computeDomains(gpus, domains));
         return new NodeReport(identity, status.isFake(), view, label.gpus(),
                 LocalDiagnosis.usableChannels(facts.imexChannels(), status.isFake()), facts.imexChannels(),
                 facts.imexDaemon(), facts.driverParams(), facts.deviceNodes(), facts.visibleDevices(),
-                observed(java.util.List.copyOf(findings)), Instant.now(), channelMode, computeDomains(),
-                label.view());
+                observed(java.util.List.copyOf(findings)), Instant.now(), channelMode, domains, label.view());
     }
 
     private volatile dev.imexprobe.cuda.ContextPolicy policy = dev.imexprobe.cuda.ContextPolicy.DEFAULT;
@@ -106,6 +107,29 @@ public final class NodeReporter {
     }
 
     private volatile Supplier<CliqueLabel> cliqueLabel;
+    private volatile ComputeDomainStatus computeDomainsSeen;
+    private volatile CliqueLabel cliqueLabelSeen;
+
+    /**
+     * Asks the Kubernetes sources (each cached: the API at most once per its interval) on the caller's thread.
+     * NodeService calls this before it builds a report on the driver pool, so that a slow API server neither holds
+     * a driver thread nor passes for a hung driver call (TIMEOUT, imexprobe_driver_calls_stuck).
+     */
+    public void readCluster() {
+        computeDomainsSeen = computeDomains();
+        cliqueLabelSeen = cliqueLabel();
+    }
+
+    /** The last answer readCluster got; read here only when it never ran (a report built directly). */
+    private ComputeDomainStatus seenComputeDomains() {
+        ComputeDomainStatus s = computeDomainsSeen;
+        return s != null ? s : computeDomains();
+    }
+
+    private CliqueLabel seenLabel() {
+        CliqueLabel l = cliqueLabelSeen;
+        return l != null ? l : cliqueLabel();
+    }
 
     /** This Node's nvidia.com/gpu.clique label (imexprobe.cliquelabel.enabled); cached by the source. */
     public NodeReporter cliqueLabel(Supplier<CliqueLabel> source) {

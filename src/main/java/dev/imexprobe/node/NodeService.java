@@ -41,6 +41,7 @@ public final class NodeService implements LocalAgent, dev.imexprobe.probe.Contex
     }
 
     public NodeReport refresh() {
+        reporter.readCluster(); // the Kubernetes API on this thread, never under the driver deadline
         DriverExecutor.Outcome<NodeReport> o = executor.run(reporter::report, late -> {
             if (late != null) {
                 current.set(late); // the stuck call returned after all: its report is the newest

@@ -61,7 +61,8 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
         if (!pass && peerFinding == null && !ImexDomain.same(source.domain(), target.domain())) {
             finding = acrossDomains(source.domain(), target.domain(), finding);
         }
-        for (StageResult r : stages) {
+        for (int i = 0; debug.on() && i < stages.size(); i++) {
+            StageResult r = stages.get(i);
             debug.say(r.name().label() + " (" + r.name().purpose() + "): " + r.status().label()
                     + (r.cuResultName() != null ? " " + r.cuResultName() : "") + ", " + r.detail());
         }
@@ -93,11 +94,20 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
     }
 
     static StageResult find(List<StageResult> stages, Stage stage) {
-        return stages.stream().filter(r -> r.name() == stage).findFirst().orElse(null);
+        for (StageResult r : stages) { // loops, not streams, on every exchange (the agents run C1 only)
+            if (r.name() == stage) {
+                return r;
+            }
+        }
+        return null;
     }
 
     static long nanos(List<StageResult> stages) {
-        return (long) (stages.stream().mapToDouble(StageResult::durationSeconds).sum() * 1e9);
+        double sum = 0;
+        for (StageResult r : stages) {
+            sum += r.durationSeconds();
+        }
+        return (long) (sum * 1e9);
     }
 
     static double seconds(long startNanos) {
@@ -115,6 +125,11 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
 
         Debug(boolean on) {
             this.lines = on ? new ArrayList<>() : null;
+        }
+
+        /** Whether lines are kept: callers build a line only then (not on every exchange). */
+        boolean on() {
+            return lines != null;
         }
 
         void say(String line) {

@@ -17,7 +17,7 @@ import dev.imexprobe.probe.Verdict;
 import tools.jackson.databind.JsonNode;
 
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,12 +69,24 @@ final class PeerAnswers {
         if (stages == null) {
             return "the peer's answer has no stages";
         }
-        if (stages.stream().anyMatch(s -> s == null || s.name() == null || s.status() == null)) {
-            return "the peer's answer has a stage without name or status";
+        // Loops, not streams: this runs on every exchange, and the agents' C1 compiles a stream pipeline poorly.
+        EnumSet<Stage> present = EnumSet.noneOf(Stage.class);
+        for (StageResult s : stages) {
+            if (s == null || s.name() == null || s.status() == null) {
+                return "the peer's answer has a stage without name or status";
+            }
+            present.add(s.name());
         }
-        List<String> missing = Arrays.stream(required)
-                .filter(r -> stages.stream().noneMatch(s -> s.name() == r)).map(Stage::label).toList();
-        return missing.isEmpty() ? null : "the peer's answer lacks stages: " + String.join(", ", missing);
+        List<String> missing = null;
+        for (Stage r : required) {
+            if (!present.contains(r)) {
+                if (missing == null) {
+                    missing = new ArrayList<>();
+                }
+                missing.add(r.label());
+            }
+        }
+        return missing == null ? null : "the peer's answer lacks stages: " + String.join(", ", missing);
     }
 
     static StageResult transferFailure(PeerCall<?> call) {

@@ -45,7 +45,9 @@ final class PullExchange extends Exchange {
         ExportRequest body = new ExportRequest(theirs.uuid(), size, "FABRIC", seed);
         PeerCall<ExportReply> reply = PeerAnswers.checked(client.postExport(peer.target(), body),
                 PeerAnswers::exporterProblem);
-        debug.say("POST /v1/exports on " + peer.target() + ": " + describe(reply));
+        if (debug.on()) {
+            debug.say("POST /v1/exports on " + peer.target() + ": " + describe(reply));
+        }
         boolean named = reply.ok() && reply.value().exporter() != null;
         confirmation.check(named, named && peer.node().equals(reply.value().exporter().node()));
         if (!reply.ok()) {
@@ -86,7 +88,9 @@ final class PullExchange extends Exchange {
         StageResult check = null;
         if (write != null && write.ok()) {
             PeerCall<StageReply> v = client.verifyExport(peer.target(), export.id(), writebackSeed);
-            debug.say("POST /v1/exports/" + export.id() + "/verify: " + describe(v));
+            if (debug.on()) {
+                debug.say("POST /v1/exports/" + export.id() + "/verify: " + describe(v));
+            }
             check = v.ok() && v.value().stage() != null ? v.value().stage()
                     : new StageResult(Stage.WRITEBACK, StageStatus.FAILED, null, null, v.nanos() / 1e9,
                     "the exporter could not be asked to check the write-back: " + v.detail());

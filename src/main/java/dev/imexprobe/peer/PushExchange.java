@@ -45,7 +45,9 @@ final class PushExchange extends Exchange {
         StageStitch stitch = new StageStitch();
         ExportRegistry.Created created = registry.create(mine.index(), size, seed);
         stitch.addAll(created.stages());
-        debug.say("exported " + size + " bytes on local GPU " + mine.index() + ": " + (created.ok() ? "ok" : "failed"));
+        if (debug.on()) {
+            debug.say("exported " + size + " bytes on local GPU " + mine.index() + ": " + (created.ok() ? "ok" : "failed"));
+        }
         if (created.refused() != null) {
             return notProbed(Direction.PUSH, self.node(), mine, peer.node(), theirs, created.stages(), created.refused(),
                     start);
@@ -67,7 +69,9 @@ final class PushExchange extends Exchange {
         if (reply.ok()) {
             replies.record(size, reply.nanos());
         }
-        debug.say("POST /v1/imports on " + peer.target() + ": " + describe(reply));
+        if (debug.on()) {
+            debug.say("POST /v1/imports on " + peer.target() + ": " + describe(reply));
+        }
         confirmation.check(reply.ok(), reply.ok() && peer.node().equals(reply.value().node()));
         Finding transferFinding = null;
         if (!reply.ok()) {

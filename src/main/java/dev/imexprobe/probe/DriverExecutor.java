@@ -1,5 +1,8 @@
 package dev.imexprobe.probe;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,6 +31,8 @@ import java.util.function.Supplier;
  */
 public final class DriverExecutor implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(DriverExecutor.class);
+
     private final ThreadPoolExecutor pool;
     private final WakeQueue queue;
     private final long spinNanos;
@@ -36,6 +41,7 @@ public final class DriverExecutor implements AutoCloseable {
     private final ThreadLocal<Announcement> announcement = new ThreadLocal<>();
     private final BooleanSupplier cpusToSpare;
     private volatile boolean spare;
+    private volatile boolean checked;
     private volatile long spareCheckedAt = System.nanoTime() - 2_000_000_000L;
     private final Duration timeout;
     /** Tasks whose caller stopped waiting and that have not completed, queued or inside the driver. */
@@ -143,7 +149,15 @@ public final class DriverExecutor implements AutoCloseable {
         long now = System.nanoTime();
         if (now - spareCheckedAt > 1_000_000_000L) {
             spareCheckedAt = now;
+            boolean was = spare;
             spare = cpusToSpare.getAsBoolean();
+            if (spare != was || !checked) {
+                checked = true;
+                LOG.info("driver pool: {} (imexprobe.driver.spin {} µs; load average {} on {} CPUs)",
+                        spare ? "waits spin near their expected end" : "waits park: no CPU to spare for spinning",
+                        spinNanos / 1000, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+                        Runtime.getRuntime().availableProcessors());
+            }
         }
         return spare ? spinNanos : 0;
     }

@@ -24,9 +24,7 @@ public final class ProbeDiagnosis {
      * @param targetNode the importer's node
      */
     public static Finding diagnose(List<StageResult> stages, boolean sameNode, String sourceNode, String targetNode) {
-        StageResult failed = stages.stream()
-                .filter(r -> r.status() == StageStatus.FAILED || r.status() == StageStatus.TIMEOUT)
-                .findFirst().orElse(null);
+        StageResult failed = StageEngine.firstFailure(stages);
         if (failed == null) {
             return null;
         }

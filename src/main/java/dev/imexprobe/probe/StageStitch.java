@@ -28,7 +28,11 @@ public final class StageStitch {
 
     public void addAllExcept(List<StageResult> rs, Stage... excluded) {
         Set<Stage> ex = excluded.length == 0 ? Set.of() : EnumSet.of(excluded[0], excluded);
-        rs.stream().filter(r -> !ex.contains(r.name())).forEach(this::add);
+        for (StageResult r : rs) {
+            if (!ex.contains(r.name())) {
+                add(r);
+            }
+        }
     }
 
     /** Why the stages that are missing did not run. */

@@ -57,14 +57,15 @@ class ComputeDomainDiagnosisTest {
     @Test
     void readyWhileTheHandleIsNotResolvedNamesTheDaemons() {
         List<PairState> pairs = List.of(failed("a", "b", "import", 801, "CUDA_ERROR_NOT_SUPPORTED"),
-                failed("b", "a", "import", 801, "CUDA_ERROR_NOT_SUPPORTED"));
+                failed("b", "a", "import", 801, "CUDA_ERROR_NOT_SUPPORTED"),
+                failed("c", "a", "import", 400, "CUDA_ERROR_INVALID_HANDLE"));
 
-        List<Finding> fs = ComputeDomainDiagnosis.diagnose(cd("Ready", A, B), pairs);
+        List<Finding> fs = ComputeDomainDiagnosis.diagnose(cd("Ready", A, B, C), pairs);
 
         Finding f = only(fs, FindingCode.COMPUTE_DOMAIN_READY_DAEMON_FAILS);
         assertThat(fs).hasSize(1);
         assertThat(f.blame()).isEqualTo(Blame.LOCAL);
-        assertThat(f.evidence()).containsEntry("failedPairs", 2).containsEntry("pairs", "a → b, b → a")
+        assertThat(f.evidence()).containsEntry("failedPairs", 3).containsEntry("pairs", "a → b, b → a, c → a")
                 .containsEntry("driverResult", "import CUDA_ERROR_NOT_SUPPORTED");
         assertThat(f.cause()).contains("IMEX daemons");
     }

@@ -593,13 +593,14 @@ class LivePrometheusIT {
         return new Expectation("ImexprobeDomainFailing", l);
     }
 
-    /** Alerts on one agent's own series: its target labels, job and instance. */
+    /** Alerts on one agent's own series: its target labels, job, instance and its GPU's IMEX domain. */
     static Expectation agentAlert(String name, Agent a) {
         Map<String, String> l = new TreeMap<>();
         l.put("alertname", name);
         l.put("severity", "warning");
         l.put("job", JOB);
         l.put("instance", a.hostPort());
+        l.put("domain", DOMAIN.get(a.node()));
         l.putAll(targetLabels(a));
         return new Expectation(name, l);
     }
