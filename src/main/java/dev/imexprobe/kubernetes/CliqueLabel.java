@@ -27,7 +27,15 @@ public record CliqueLabel(String state, String value, String detail, Instant rea
      * null when it is not set or not of the form {@code <uuid>.<decimal clique>}.
      */
     public String domain() {
-        if (!OK.equals(state) || value == null) {
+        return OK.equals(state) ? domainOf(value) : null;
+    }
+
+    /**
+     * {@code <uuid>.<decimal clique>} (GPU feature discovery's label, a ComputeDomain's {@code cliqueID}) as an IMEX
+     * domain name, or null when it is not of that form.
+     */
+    public static String domainOf(String value) {
+        if (value == null) {
             return null;
         }
         int dot = value.lastIndexOf('.');

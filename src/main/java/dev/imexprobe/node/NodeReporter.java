@@ -63,11 +63,12 @@ public final class NodeReporter {
         if (label.finding() != null) {
             findings.add(label.finding());
         }
+        ComputeDomainStatus domains = seenComputeDomains();
+        findings.addAll(CliqueLabelCheck.computeDomains(gpus, domains));
         return new NodeReport(identity, status.isFake(), view, label.gpus(),
                 LocalDiagnosis.usableChannels(facts.imexChannels(), status.isFake()), facts.imexChannels(),
                 facts.imexDaemon(), facts.driverParams(), facts.deviceNodes(), facts.visibleDevices(),
-                observed(java.util.List.copyOf(findings)), Instant.now(), channelMode, seenComputeDomains(),
-                label.view());
+                observed(java.util.List.copyOf(findings)), Instant.now(), channelMode, domains, label.view());
     }
 
     private volatile dev.imexprobe.cuda.ContextPolicy policy = dev.imexprobe.cuda.ContextPolicy.DEFAULT;

@@ -39,7 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * </ul>
  * The same API serves the Nodes' {@code nvidia.com/gpu.clique} labels as GPU feature discovery writes them: node-a's
  * agrees with NVML, node-b's names another clique (CLIQUE_LABEL_MISMATCH), node-c has no Node (404, quiet), and
- * node-d runs without NVML, so its GPU's IMEX domain comes from its label.
+ * node-d runs without NVML, so its GPU's IMEX domain comes from its label. A second ComputeDomain lists node-a in
+ * a clique its GPU is not in: DOMAIN_MEMBERS_DISAGREE.
  */
 class ComputeDomainFindingsIT {
 
@@ -100,10 +101,15 @@ class ComputeDomainFindingsIT {
         Map<String, Object> cd = Map.of("apiVersion", "resource.nvidia.com/v1beta1", "kind", "ComputeDomain",
                 "metadata", Map.of("name", "canary", "namespace", "gpu-jobs"),
                 "status", Map.of("status", "Ready", "nodes", nodes));
+        // A second one that lists node-a alone, in clique 3 of the cluster: not the clique NVML reports for it.
+        Map<String, Object> stale = Map.of("apiVersion", "resource.nvidia.com/v1beta1", "kind", "ComputeDomain",
+                "metadata", Map.of("name", "stale", "namespace", "other"),
+                "status", Map.of("status", "Ready", "nodes", List.of(Map.of("name", "node-a", "ipAddress", "10.1.0.1",
+                        "cliqueID", MeshAgents.CLUSTER + ".3", "index", 0, "status", "Ready"))));
         api.stubFor(get(urlPathEqualTo("/apis/resource.nvidia.com/v1beta1/computedomains"))
                 .withQueryParam("limit", equalTo("500"))
                 .willReturn(okJson(JSON.writeValueAsString(Map.of("kind", "ComputeDomainList",
-                        "metadata", Map.of(), "items", List.of(cd))))));
+                        "metadata", Map.of(), "items", List.of(cd, stale))))));
     }
 
     /** Each Node as the API server has it, with the clique label GPU feature discovery would write. */
@@ -187,6 +193,11 @@ class ComputeDomainFindingsIT {
         JsonNode a = MeshAgents.eventually(SETTLE, "node-a read its label", () -> AGENTS.get("node-a")
                 .json("/v1/node?refresh=true"), v -> "ok".equals(v.path("cliqueLabel").path("state").asString()));
         assertThat(finding(a, "CLIQUE_LABEL_MISMATCH")).as("a label that agrees").isNull();
+        JsonNode disagree = finding(a, "DOMAIN_MEMBERS_DISAGREE");
+        assertThat(disagree).as("the stale ComputeDomain's cliqueID against NVML").isNotNull();
+        assertThat(disagree.path("evidence").path("computeDomain").asString()).isEqualTo("other/stale");
+        assertThat(disagree.path("evidence").path("cliqueId").asString()).isEqualTo(MeshAgents.CLUSTER + ".3");
+        assertThat(finding(b, "DOMAIN_MEMBERS_DISAGREE")).as("canary's cliqueID agrees with NVML").isNull();
         assertThat(a.path("cliqueLabel").path("usedFor")).isEmpty();
 
         JsonNode c = MeshAgents.eventually(SETTLE, "node-c's Node is unknown to the API", () -> AGENTS.get("node-c")

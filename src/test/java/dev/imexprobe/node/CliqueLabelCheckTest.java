@@ -100,4 +100,29 @@ class CliqueLabelCheckTest {
 
         assertThat(CliqueLabelCheck.apply("n", gpus, null).view()).as("not enabled").isNull();
     }
+
+    static dev.imexprobe.kubernetes.ComputeDomainStatus cd(String cliqueId) {
+        return new dev.imexprobe.kubernetes.ComputeDomainStatus("ok", null, List.of(
+                new dev.imexprobe.kubernetes.ComputeDomainStatus.Entry("gpu-jobs", "canary", "Ready", "Ready",
+                        "10.1.0.7", cliqueId, 0, List.of())), Instant.EPOCH);
+    }
+
+    @Test
+    void aComputeDomainPlacingTheNodeInAnotherCliqueThanNvmlIsADisagreement() {
+        List<GpuDevice> gpus = List.of(fabric(0, GPU0, 3, 7), fabric(1, GPU1, 3, 7));
+
+        assertThat(CliqueLabelCheck.computeDomains(gpus, cd(CLUSTER + ".7"))).isEmpty();
+        assertThat(CliqueLabelCheck.computeDomains(gpus, cd(""))).as("no cliqueID: nothing to compare").isEmpty();
+        assertThat(CliqueLabelCheck.computeDomains(List.of(inDomain(gpu(0, GPU0, null))), cd(CLUSTER + ".3")))
+                .as("no NVML: nothing to compare").isEmpty();
+
+        List<dev.imexprobe.finding.Finding> fs = CliqueLabelCheck.computeDomains(gpus, cd(CLUSTER + ".3"));
+        assertThat(fs).singleElement().satisfies(f -> {
+            assertThat(f.is(FindingCode.DOMAIN_MEMBERS_DISAGREE)).isTrue();
+            assertThat(f.evidence()).containsEntry("computeDomain", "gpu-jobs/canary")
+                    .containsEntry("cliqueId", CLUSTER + ".3")
+                    .containsEntry("detail", "ComputeDomain gpu-jobs/canary lists this node with cliqueID " + CLUSTER
+                            + ".3 (fabric:" + CLUSTER + "/3), but NVML says GPU 0, 1: " + DOMAIN7);
+        });
+    }
 }
