@@ -62,8 +62,9 @@ class AgentsProbeEachOtherIT {
     static void startAgents() {
         machine = FakeMachine.h200(dir.resolve("machine"));
         channelsOfB = machine.channelView("b", 0);
-        // Deadline of each driver call: a hang becomes TIMEOUT after 4 s.
-        Map<String, String> common = Map.of("IMEXPROBE_DRIVER_TIMEOUT", "4s");
+        // Deadline of each driver call: a hang becomes TIMEOUT after 2 s (waited out by each hang case; a call
+        // that does return takes < 1 ms on the fake, FaultCyclesIT holds 500 ms).
+        Map<String, String> common = Map.of("IMEXPROBE_DRIVER_TIMEOUT", "2s");
         a = AgentProcess.start("a", dir, machine.env(), "node-a", common);
         b = AgentProcess.start("b", dir, machine.env(channelsOfB), "node-b", common);
         AgentProcess.awaitReady(a, b);
@@ -302,7 +303,7 @@ class AgentsProbeEachOtherIT {
         if (c.cuResult() == null) {
             assertThat(failed.has("cuResult")).as("a call that never returned has no CUresult: %s", failed).isFalse();
             assertThat(failed.has("cuResultName")).isFalse();
-            assertThat(text(failed, "detail")).startsWith("no answer from the driver within 4000 ms");
+            assertThat(text(failed, "detail")).startsWith("no answer from the driver within 2000 ms");
         } else {
             assertThat(failed.get("cuResult").asInt()).isEqualTo(c.cuResult());
             assertThat(text(failed, "cuResultName")).isEqualTo(c.cuResultName());

@@ -166,7 +166,9 @@ class ProbeLoadIT {
     @Test
     @Order(2)
     void sixtyFourClientsInALoopGetServedOrRefusedAndTheServedP99IsPrinted() throws Exception {
-        double seconds = 15;
+        // Long enough for hundreds of served probes and scrapes (a quiet 2-core run served ~35 a second, refused
+        // ~1,300 and scraped ~14): what is asserted is no 5xx, no queueing and well-formed refusals, not a count.
+        double seconds = 8;
         // Meanwhile Prometheus scrapes A without pause: every probe result refreshes A's gauges.
         java.util.concurrent.atomic.AtomicBoolean storming = new java.util.concurrent.atomic.AtomicBoolean(true);
         CompletableFuture<Map<Integer, Integer>> scrapes = CompletableFuture.supplyAsync(() -> {

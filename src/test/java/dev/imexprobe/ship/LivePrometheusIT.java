@@ -41,7 +41,7 @@ import tools.jackson.databind.JsonNode;
  * list, mesh interval 2 s) and one Prometheus started here: scrape and evaluation every 1 s, job {@code imexprobe}
  * on /actuator/prometheus, one static target per agent carrying the labels the chart's ServiceMonitor gives
  * (node and pod by its relabelling; namespace, service, endpoint, container as the Prometheus Operator adds them),
- * and as rule file the chart's PrometheusRule rendered by real Helm with short durations ({@code alerts.*For=5s},
+ * and as rule file the chart's PrometheusRule rendered by real Helm with short durations ({@code alerts.*For=3s},
  * {@code agent.meshInterval=2s}; AlertRulesTest checks the shipped values with promtool). Then, one fault at a
  * time, each alert is watched through /api/v1/alerts going pending, then firing (not before its {@code for:}),
  * with exactly the labels an operator would route on, and then resolving:
