@@ -102,7 +102,8 @@ public final class AgentSignature {
         }
     }
 
-    private final SecretKeySpec key;
+    /** The key's MAC, one per thread. */
+    private final ThreadLocal<Mac> macs;
     private final byte[] tokenDigest;
     private final Clock clock;
 
@@ -122,7 +123,8 @@ public final class AgentSignature {
                     + "characters (a newline from 'echo' into the Secret?): remove them");
         }
         byte[] tokenBytes = token.getBytes(StandardCharsets.UTF_8);
-        this.key = new SecretKeySpec(tokenBytes, MAC_ALGORITHM);
+        SecretKeySpec key = new SecretKeySpec(tokenBytes, MAC_ALGORITHM);
+        this.macs = ThreadLocal.withInitial(() -> newMac(key));
         this.tokenDigest = sha256(tokenBytes);
         this.clock = clock;
     }
@@ -179,21 +181,31 @@ public final class AgentSignature {
     private byte[] mac(String method, String pathAndQuery, String ts, byte[] body) {
         String canonical = method + "\n" + pathAndQuery + "\n" + ts + "\n"
                 + HexFormat.of().formatHex(sha256(body == null ? new byte[0] : body));
+        // Mac is stateful: one per thread keeps this class thread-safe; doFinal resets it for the next call.
+        // Not one per call: the provider lookup and init cost more than the MAC itself (JFR, every exchange).
+        return macs.get().doFinal(canonical.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static Mac newMac(SecretKeySpec key) {
         try {
-            Mac mac = Mac.getInstance(MAC_ALGORITHM); // Mac is stateful: one per call keeps this class thread-safe
+            Mac mac = Mac.getInstance(MAC_ALGORITHM);
             mac.init(key);
-            return mac.doFinal(canonical.getBytes(StandardCharsets.UTF_8));
+            return mac;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 unavailable in this JVM", e);
         }
     }
 
-    private static byte[] sha256(byte[] bytes) {
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(bytes);
+            return MessageDigest.getInstance("SHA-256");
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("SHA-256 unavailable in this JVM", e);
         }
+    });
+
+    private static byte[] sha256(byte[] bytes) {
+        return SHA256.get().digest(bytes); // digest resets it
     }
 
     /** A header taken apart; exactly one of failure, bearerToken, (ts, sig) is set. */

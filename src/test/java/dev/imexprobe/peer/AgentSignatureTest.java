@@ -31,6 +31,36 @@ class AgentSignatureTest {
 
     private final AgentSignature agent = at(NOW);
 
+    /** One MAC and one digest per thread, reused: many threads signing and verifying at once get the same values. */
+    @Test
+    void concurrentCallsGiveTheSameSignaturesAsOne() throws Exception {
+        String expected = agent.sign("POST", PATH, BODY);
+        AgentSignature otherKey = new AgentSignature("another-token-of-32-characters!!", Clock.systemUTC());
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            java.util.List<java.util.concurrent.Future<Integer>> runs = new java.util.ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                runs.add(pool.submit(() -> {
+                    int ok = 0;
+                    for (int i = 0; i < 500; i++) {
+                        otherKey.sign("POST", PATH, BODY); // the other instance's key never leaks into this one's MAC
+                        if (agent.sign("POST", PATH, BODY).equals(expected)
+                                && agent.verify(expected, "POST", PATH, BODY).reason() == Reason.OK
+                                && agent.verify(expected, "POST", PATH, new byte[] {1}).reason() == Reason.BAD_SIGNATURE) {
+                            ok++;
+                        }
+                    }
+                    return ok;
+                }));
+            }
+            for (java.util.concurrent.Future<Integer> f : runs) {
+                assertThat(f.get(60, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(500);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void signsTheDocumentedCanonicalString() {
         // Expected values computed independently (Python hmac/hashlib) from the format in docs/api.md ("Authentication").
