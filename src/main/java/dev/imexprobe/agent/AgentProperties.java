@@ -124,7 +124,7 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
      * @param spin    how long a thread handing work to the driver pool, or waiting on it, spins either side of the
      *                moment the wait is expected to end instead of parking through it (a parked thread's wake-up
      *                costs 30–100 µs on an idle server); 0 never spins. At most 2 × spin of CPU per hop and side,
-     *                and only while the host's load average leaves CPUs to spare.
+     *                and only on a host of 4+ CPUs whose load average is below half of them.
      */
     public record Driver(@DefaultValue("5s") Duration timeout, @DefaultValue("16") int threads,
                          @DefaultValue("2s") Duration contextLinger,
