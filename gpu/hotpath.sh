@@ -55,7 +55,8 @@ if [ -f "$OLD_CLASSES" ]; then
   python3 gpu/swap_classes.py "$JAR" "$OLD_CLASSES" /tmp/hotpath-old.jar && PAIRS="$PAIRS old:/tmp/hotpath-old.jar"
 fi
 # VARIANTS="tag:NAME=VALUE[,NAME=VALUE] ...": more pairs of this build with settings of their own in the
-# environment (e.g. "spin0:IMEXPROBE_DRIVER_SPIN=0"), probed alternately with the others in the same run.
+# environment (e.g. "spin0:IMEXPROBE_DRIVER_SPIN=0"), probed alternately with the others in the same run;
+# JVM=FLAGS (a ~ for each space) gives a variant its own JVM flags instead of JVM_FLAGS (e.g. C2 against C1).
 declare -A VARENV
 for v in ${VARIANTS:-}; do PAIRS="$PAIRS ${v%%:*}:$JAR"; VARENV[${v%%:*}]=${v#*:}; done
 say "=== agents (the image's JVM flags): $PAIRS$([ "${JFR:-0}" = 1 ] && echo ', JFR on each')"
@@ -66,7 +67,9 @@ for pair in $PAIRS; do
     jfr=()
     [ "${JFR:-0}" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$OUT/agent-$tag-$n.jfr,settings=profile,jdk.ExecutionSample#period=1ms,dumponexit=true" -XX:FlightRecorderOptions:stackdepth=256)
     extra=(); [ -n "${VARENV[$tag]:-}" ] && IFS=, read -ra extra <<< "${VARENV[$tag]}"
-    env "${extra[@]}" IMEXPROBE_NODE_NAME=hot-$tag-$n SERVER_PORT=$port IMEXPROBE_MESH_INTERVAL=1h setsid "$J" $JVM_FLAGS -Djava.io.tmpdir=/tmp "${jfr[@]}" \
+    flags=$JVM_FLAGS; envs=()
+    for e in "${extra[@]}"; do case "$e" in JVM=*) flags=${e#JVM=}; flags=${flags//\~/ } ;; *) envs+=("$e") ;; esac; done
+    env "${envs[@]}" IMEXPROBE_NODE_NAME=hot-$tag-$n SERVER_PORT=$port IMEXPROBE_MESH_INTERVAL=1h setsid "$J" $flags -Djava.io.tmpdir=/tmp "${jfr[@]}" \
       -jar "$jar" serve > "$OUT/agent-$tag-$n.log" 2>&1 &
     PIDS="$PIDS $!"; PORTS="$PORTS $port"; port=$((port + 1))
   done
@@ -74,7 +77,7 @@ done
 for p in $PORTS; do
   for i in $(seq 160); do curl -sf localhost:$p/actuator/health/readiness >/dev/null && break; sleep 0.25; done
 done
-PYTHONUNBUFFERED=1 timeout 200 python3 - "$COUNT" "$WARMUP" "$OUT/probe.json" $PAIRS <<'PY' 2>&1 | tee -a "$LOG"
+PYTHONUNBUFFERED=1 timeout $((200 + WARMUP / 10)) python3 - "$COUNT" "$WARMUP" "$OUT/probe.json" $PAIRS <<'PY' 2>&1 | tee -a "$LOG"
 import http.client, json, socket, sys, time
 count, warmup, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 tags = [p.split(":")[0] for p in sys.argv[4:]]
