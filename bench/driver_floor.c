@@ -11,8 +11,9 @@
  *   importer  import, reserve, map, access, verify (DtoH + compare), writeback_write (pattern HtoD),
  *             release_importer (cuMemUnmap + cuMemAddressFree + cuMemRelease)
  *   exporter  writeback_check (DtoH + compare), release_exporter
- * The pattern moves through a malloc'd (pageable) staging buffer in 4 MiB chunks, exactly as
- * native/src/jni_bridge.c memFillPattern / memVerifyPattern do. Each process makes its primary context current
+ * The pattern moves through one reused page-locked staging buffer in 2 MiB chunks, as
+ * native/src/jni_bridge.c memFillPattern / memVerifyPattern do (FLOOR_PAGEABLE=1: malloc'd per call, the way
+ * before). Each process makes its primary context current
  * once; the shim does that on every call, which is part of what the bench calls JNI overhead.
  *
  * usage: driver_floor [--iterations N] [--warmup W] [--size BYTES] [--gpu ORDINAL] [--out FILE]
@@ -61,9 +62,34 @@ static void die(const char *what, CUresult rc) {
 
 /* ---- the pattern: the shim's own (pattern.h), same words, same chunking, same host memory ---- */
 
+/* As the shim (native/src/jni_bridge.c staging_take): one 2 MiB page-locked staging buffer, reused, made in this
+ * process's context once it is current; malloc'd memory per call when the driver has no cuMemHostAlloc or
+ * refuses it. FLOOR_PAGEABLE=1 measures the older way (malloc'd per call) for comparison. */
+static uint64_t *pinned;
+
+static void staging_open(void) {
+    const char *pageable = getenv("FLOOR_PAGEABLE");
+    if (pageable && strcmp(pageable, "1") == 0) return;
+    void *p = NULL;
+    if (cu.cuMemHostAlloc && cu.cuMemHostAlloc(&p, PATTERN_CHUNK, 0) == CUDA_SUCCESS) pinned = p;
+}
+
+static uint64_t *staging_take(size_t size, size_t *chunk) {
+    if (pinned) {
+        *chunk = PATTERN_CHUNK;
+        return pinned;
+    }
+    *chunk = size < PATTERN_CHUNK ? size : PATTERN_CHUNK;
+    return malloc(*chunk);
+}
+
+static void staging_give(uint64_t *buf) {
+    if (buf != pinned) free(buf);
+}
+
 static CUresult fill_pattern(CUdeviceptr ptr, size_t size, uint64_t seed) {
-    size_t chunk = size < PATTERN_CHUNK ? size : PATTERN_CHUNK;
-    uint64_t *buf = malloc(chunk);
+    size_t chunk;
+    uint64_t *buf = staging_take(size, &chunk);
     if (!buf) return CUDA_ERROR_OUT_OF_MEMORY;
     CUresult rc = CUDA_SUCCESS;
     for (size_t off = 0; off < size && rc == CUDA_SUCCESS; off += chunk) {
@@ -71,15 +97,15 @@ static CUresult fill_pattern(CUdeviceptr ptr, size_t size, uint64_t seed) {
         pattern_fill(buf, n / 8, seed, off / 8);
         rc = cu.cuMemcpyHtoD(ptr + off, buf, n);
     }
-    free(buf);
-    if (rc == CUDA_SUCCESS) rc = cu.cuCtxSynchronize(); /* as the shim: the pageable copy's DMA must have landed */
+    staging_give(buf);
+    if (rc == CUDA_SUCCESS) rc = cu.cuCtxSynchronize(); /* as the shim: a pageable copy's DMA must have landed */
     return rc;
 }
 
 /* Returns the offset of the first differing word, -1 when all match; *rc gets the copy's result. */
 static long long verify_pattern(CUdeviceptr ptr, size_t size, uint64_t seed, CUresult *rc) {
-    size_t chunk = size < PATTERN_CHUNK ? size : PATTERN_CHUNK;
-    uint64_t *buf = malloc(chunk);
+    size_t chunk;
+    uint64_t *buf = staging_take(size, &chunk);
     *rc = buf ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
     long long mismatch = -1;
     for (size_t off = 0; off < size && *rc == CUDA_SUCCESS && mismatch < 0; off += chunk) {
@@ -89,7 +115,7 @@ static long long verify_pattern(CUdeviceptr ptr, size_t size, uint64_t seed, CUr
         size_t bad = pattern_first_mismatch(buf, n / 8, seed, off / 8);
         if (bad < n / 8) mismatch = (long long)(off + bad * 8);
     }
-    free(buf);
+    staging_give(buf);
     return mismatch;
 }
 
@@ -108,6 +134,7 @@ static void open_driver(int ordinal) {
     CHECK(cu.cuDeviceGet(&dev, ordinal));
     CHECK(cu.cuDevicePrimaryCtxRetain(&ctx, dev));
     CHECK(cu.cuCtxSetCurrent(ctx));
+    staging_open();
 }
 
 static CUmemAllocationProp fabric_prop(int ordinal) {

@@ -45,6 +45,8 @@ say "=== C driver floor, before the probes"
 gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter -Inative/include -Inative/src \
   native/src/loader.c bench/driver_floor.c -o "$OUT/driver_floor" -ldl -lpthread 2>&1 | tee -a "$LOG"
 timeout 60 "$OUT/driver_floor" --iterations "$COUNT" --warmup 50 --out "$OUT/floor-before.json" 2>&1 | tee -a "$LOG"
+say "=== C driver floor with malloc'd (pageable) staging per call, the way before page-locked staging (FLOOR_PAGEABLE=1)"
+FLOOR_PAGEABLE=1 timeout 60 "$OUT/driver_floor" --iterations "$COUNT" --warmup 50 --out "$OUT/floor-pageable.json" 2>&1 | tee -a "$LOG"
 fi
 
 # A before/after in the same run when the bundle carries the other build's classes (OLD_CLASSES, made as
@@ -177,7 +179,8 @@ out = sys.argv[1]
 def load(n):
     try: return json.load(open(os.path.join(out, n)))
     except Exception as e: return None
-seed, probe, fb, fa, http = (load(n) for n in ("seed.json", "probe.json", "floor-before.json", "floor-after.json", "httpfloor.json"))
+seed, probe, fb, fa, http, fp = (load(n) for n in ("seed.json", "probe.json", "floor-before.json", "floor-after.json",
+                                                   "httpfloor.json", "floor-pageable.json"))
 rows, res = [], {}
 if seed: rows.append(("seed-style Python peer", seed["p50Ms"], seed["p99Ms"])); res["seed"] = seed
 if probe:
@@ -197,6 +200,9 @@ if fb and fa:
     floor = {k: round((fb["total"][k] + fa["total"][k]) / 2, 3) for k in ("p50", "p99")}
     rows.append((f"C driver floor (before {fb['total']['p50']:.3f}, after {fa['total']['p50']:.3f})", floor["p50"], floor["p99"]))
     res["driverFloor"] = {"mean": floor, "before": fb["total"], "after": fa["total"]}
+if fp:
+    rows.append(("C driver floor, pageable staging (the way before)", fp["total"]["p50"], fp["total"]["p99"]))
+    res["driverFloorPageable"] = fp["total"]
 hf = http and http.get("httpFloor")
 if hf: rows.append(("HTTP floor", round(hf["p50"], 3), round(hf["p99"], 3))); res["httpFloor"] = hf
 for name, p50, p99 in rows: print(f"  {name:<58} p50 {p50:8.3f} ms   p99 {p99:8.3f} ms")
@@ -214,6 +220,11 @@ if probe and floor and hf and "writeback=true" in probe:
     print(f"  goal 2: ratio = {probe['writeback=true']['p50Ms']:.3f} / ({floor['p50']:.3f} + {hf['p50']:.3f}) = {ratio:.3f}"
           f" (<= 1.5: {'PASS' if ratio <= 1.5 else 'MISS'})")
     res["ratio"] = round(ratio, 3)
+    if fp and "old:writeback=true" in probe:
+        r_old = probe["old:writeback=true"]["p50Ms"] / (fp["total"]["p50"] + hf["p50"])
+        print(f"  the other build's ratio against the pageable floor: {probe['old:writeback=true']['p50Ms']:.3f} / "
+              f"({fp['total']['p50']:.3f} + {hf['p50']:.3f}) = {r_old:.3f}")
+        res["ratioOldPageable"] = round(r_old, 3)
 json.dump(res, open(os.path.join(out, "hotpath.json"), "w"), indent=1)
 PY
 ls -la "$OUT" | tee -a "$LOG"

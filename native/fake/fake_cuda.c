@@ -139,6 +139,29 @@ static int device_physical[FAKE_MAX_GPUS]; /* ordinal -> physical index */
 static struct CUctx_st contexts[FAKE_MAX_GPUS];
 static int context_creations; /* a retain that found no reference: the real driver creates the context then */
 
+/* Page-locked host memory (cuMemHostAlloc): plain malloc'd memory here, owned by the context that allocated it
+ * and freed when that context is destroyed, as cuda.h describes page-locked memory of a context (model, not
+ * measured). Under `lock`. */
+struct host_alloc {
+    struct host_alloc *next;
+    void *p;
+    int ordinal;
+};
+static struct host_alloc *host_allocs;
+
+static void free_host_allocs(int ordinal) {
+    for (struct host_alloc **h = &host_allocs; *h;) {
+        if ((*h)->ordinal == ordinal) {
+            struct host_alloc *dead = *h;
+            *h = dead->next;
+            free(dead->p);
+            free(dead);
+        } else {
+            h = &(*h)->next;
+        }
+    }
+}
+
 /* FAKECUDA_CONTEXT_LOG=<file>: one line per context made or destroyed ("create <dev>" / "destroy <dev>"), so a
  * test outside the process sees what nvidia-smi would (a process holding a context on the GPU). Under `lock`. */
 static void context_log(const char *what, int dev) {
@@ -711,6 +734,7 @@ ENTRY(cuDevicePrimaryCtxRelease, (CUdevice dev), (dev)) {
     CUresult rc = contexts[dev].refs == 0 ? CUDA_ERROR_INVALID_CONTEXT : CUDA_SUCCESS;
     if (rc == CUDA_SUCCESS && --contexts[dev].refs == 0) {
         context_log("destroy", dev);
+        free_host_allocs(dev);
         if (contexts[dev].exclusive_fd >= 0) {
             close(contexts[dev].exclusive_fd); /* drops the lock: another process may now make its context */
             contexts[dev].exclusive_fd = -1;
@@ -1095,6 +1119,39 @@ static int valid_stream(CUstream stream) {
     return 0;
 }
 
+/* cuda.h: flags are CU_MEMHOSTALLOC_PORTABLE (1), DEVICEMAP (2), WRITECOMBINED (4). The fake copies from any
+ * host memory alike; what this models is the ownership (a current context, freed with it) and the errors. */
+ENTRY(cuMemHostAlloc, (void **pp, size_t bytesize, unsigned int flags), (pp, bytesize, flags)) {
+    int ordinal = current_ordinal();
+    if (ordinal < 0) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!pp || bytesize == 0 || (flags & ~7u) != 0) return CUDA_ERROR_INVALID_VALUE;
+    struct host_alloc *h = calloc(1, sizeof *h);
+    void *p = h ? malloc(bytesize) : NULL;
+    if (!p) {
+        free(h);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    h->p = p;
+    h->ordinal = ordinal;
+    h->next = host_allocs;
+    host_allocs = h;
+    *pp = p;
+    return CUDA_SUCCESS;
+}
+
+ENTRY(cuMemFreeHost, (void *p), (p)) {
+    if (current_ordinal() < 0) return CUDA_ERROR_INVALID_CONTEXT;
+    for (struct host_alloc **h = &host_allocs; *h; h = &(*h)->next)
+        if ((*h)->p == p) {
+            struct host_alloc *dead = *h;
+            *h = dead->next;
+            free(dead->p);
+            free(dead);
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
 ENTRY(cuMemcpyDtoDAsync, (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream),
       (dst, src, bytes, stream)) {
     int ordinal = current_ordinal();
@@ -1248,8 +1305,9 @@ EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion
 EXPORT const char *fakecudaInfo(void) {
     static _Thread_local char text[16384];
     const struct fake_config *c = fake_config();
-    int allocations = 0, reserved = 0, mapped = 0, live_contexts = 0;
+    int allocations = 0, reserved = 0, mapped = 0, live_contexts = 0, host = 0;
     pthread_mutex_lock(&lock);
+    for (struct host_alloc *h = host_allocs; h; h = h->next) host++;
     for (int i = 0; i < device_count; i++) live_contexts += contexts[i].refs > 0;
     int creations = context_creations;
     for (struct alloc *a = allocs; a; a = a->next) allocations++;
@@ -1260,8 +1318,9 @@ EXPORT const char *fakecudaInfo(void) {
     pthread_mutex_unlock(&lock);
     snprintf(text, sizeof text,
              "fake=1\nhost=%s\nchannelDir=%s\nstateDir=%s\ndevDir=%s\nsameNode101=%d\n"
-             "liveAllocations=%d\nliveReservations=%d\nliveMappings=%d\nliveContexts=%d\ncontextCreations=%d\n",
+             "liveAllocations=%d\nliveReservations=%d\nliveMappings=%d\nliveContexts=%d\ncontextCreations=%d\n"
+             "liveHostAllocations=%d\n",
              c->host, c->channel_dir, c->state_dir, c->dev_dir, c->same_node_101, allocations, reserved, mapped,
-             live_contexts, creations);
+             live_contexts, creations, host);
     return text;
 }

@@ -46,6 +46,8 @@ typedef CUresult (*IMEXPROBE_PFN(cuMemUnmap))(CUdeviceptr ptr, size_t size);
 typedef CUresult (*IMEXPROBE_PFN(cuMemSetAccess))(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count);
 typedef CUresult (*IMEXPROBE_PFN(cuMemcpyHtoD))(CUdeviceptr dst, const void *src, size_t bytes);
 typedef CUresult (*IMEXPROBE_PFN(cuMemcpyDtoH))(void *dst, CUdeviceptr src, size_t bytes);
+typedef CUresult (*IMEXPROBE_PFN(cuMemHostAlloc))(void **pp, size_t bytesize, unsigned int flags);
+typedef CUresult (*IMEXPROBE_PFN(cuMemFreeHost))(void *p);
 typedef CUresult (*IMEXPROBE_PFN(cuMemcpyDtoDAsync))(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
 typedef CUresult (*IMEXPROBE_PFN(cuStreamCreate))(CUstream *stream, unsigned int flags);
 typedef CUresult (*IMEXPROBE_PFN(cuStreamDestroy))(CUstream stream);

@@ -39,6 +39,8 @@
     X(cuMemSetAccess, 10020, REQUIRED)                    \
     X(cuMemcpyHtoD, 3020, REQUIRED)                       \
     X(cuMemcpyDtoH, 3020, REQUIRED)                       \
+    X(cuMemHostAlloc, 2020, OPTIONAL)                     \
+    X(cuMemFreeHost, 2000, OPTIONAL)                      \
     X(cuMemcpyDtoDAsync, 3020, OPTIONAL)                  \
     X(cuStreamCreate, 2000, OPTIONAL)                     \
     X(cuStreamDestroy, 4000, OPTIONAL)                    \

@@ -56,6 +56,18 @@ static void set_string(JNIEnv *env, jobjectArray out, jsize index, const char *v
  * drops our one reference, and the next device-bound call retains it again. */
 #define MAX_DEVICES 64
 static CUcontext contexts[MAX_DEVICES];
+
+/* Pinned host staging for the pattern (cuMemHostAlloc). A copy from or to pageable memory goes through the
+ * driver's own bounce buffer: measured on the H200 (docs/performance.md, "staging"), 2 MiB fill + HtoD 446 us
+ * from malloc'd memory against 259 us pinned, DtoH + compare 622 against 236 us. Pinned memory belongs to the
+ * context that allocated it, so each GPU keeps at most STAGING_KEPT buffers while its context lives, and
+ * cuda_ctx_release frees them before it drops the context; a buffer handed back after that (its generation
+ * is gone) was freed with the context and is forgotten. More concurrent users than that, or no pinned memory,
+ * take malloc'd memory as before. Guarded by contexts_lock. */
+#define STAGING_KEPT 2
+static void *staging_kept[MAX_DEVICES][STAGING_KEPT];
+static int staging_count[MAX_DEVICES];
+static unsigned context_generation[MAX_DEVICES];
 static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static CUresult use_device(jint ordinal) {
@@ -81,6 +93,13 @@ static jint cuda_ctx_release(JNIEnv *env, jclass cls, jint ordinal) {
     pthread_mutex_lock(&contexts_lock);
     jint result = 0;
     if (contexts[ordinal] != NULL) {
+        /* freed in their own context, which is unbound again after (the next call binds its own: use_device) */
+        if (staging_count[ordinal] > 0 && cu.cuCtxSetCurrent(contexts[ordinal]) == CUDA_SUCCESS) {
+            for (int i = 0; i < staging_count[ordinal]; i++) cu.cuMemFreeHost(staging_kept[ordinal][i]);
+            cu.cuCtxSetCurrent(NULL);
+        }
+        staging_count[ordinal] = 0;
+        context_generation[ordinal]++;
         CUdevice dev;
         CUresult rc = cu.cuDeviceGet(&dev, ordinal);
         if (rc == CUDA_SUCCESS) rc = cu.cuDevicePrimaryCtxRelease(dev);
@@ -348,23 +367,73 @@ static jint cuda_mem_set_access(JNIEnv *env, jclass cls, jint ordinal, jlong ptr
 
 /* ---- pattern (pattern.h) ------------------------------------------------------------------------ */
 
+struct staging {
+    uint64_t *buf;
+    size_t bytes;
+    int pinned;
+    unsigned generation;
+};
+
+/* A staging buffer for `size` bytes on the calling thread's current context (use_device ran): a kept pinned one,
+ * a new pinned one, or malloc'd memory. 0 when there is no host memory at all. */
+static int staging_take(jint ordinal, size_t size, struct staging *st) {
+    st->bytes = size < PATTERN_CHUNK ? size : PATTERN_CHUNK;
+    st->pinned = 0;
+    st->buf = NULL;
+    pthread_mutex_lock(&contexts_lock);
+    st->generation = context_generation[ordinal];
+    if (staging_count[ordinal] > 0) st->buf = staging_kept[ordinal][--staging_count[ordinal]];
+    pthread_mutex_unlock(&contexts_lock);
+    if (st->buf) {
+        st->bytes = PATTERN_CHUNK;
+        st->pinned = 1;
+        return 1;
+    }
+    void *p = NULL;
+    if (cu.cuMemHostAlloc && cu.cuMemFreeHost && cu.cuMemHostAlloc(&p, PATTERN_CHUNK, 0) == CUDA_SUCCESS && p) {
+        st->buf = p;
+        st->bytes = PATTERN_CHUNK;
+        st->pinned = 1;
+        return 1;
+    }
+    st->buf = malloc(st->bytes);
+    return st->buf != NULL;
+}
+
+static void staging_give(jint ordinal, struct staging *st) {
+    if (!st->pinned) {
+        free(st->buf);
+        return;
+    }
+    int keep = 0, alive;
+    pthread_mutex_lock(&contexts_lock);
+    alive = st->generation == context_generation[ordinal];
+    if (alive && staging_count[ordinal] < STAGING_KEPT) {
+        staging_kept[ordinal][staging_count[ordinal]++] = st->buf;
+        keep = 1;
+    }
+    pthread_mutex_unlock(&contexts_lock);
+    /* The calling thread's context is still the buffer's (no release while its driver work is in flight). */
+    if (alive && !keep) cu.cuMemFreeHost(st->buf);
+}
+
 static jint cuda_mem_fill_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong ptr, jlong size, jlong seed) {
     if (size <= 0 || (size & 7) != 0) return CUDA_ERROR_INVALID_VALUE;
     USE_DEVICE(ordinal);
-    size_t chunk = (size_t)size < PATTERN_CHUNK ? (size_t)size : PATTERN_CHUNK;
-    uint64_t *buf = malloc(chunk);
-    if (!buf) return jni_fault(env, "no host memory for the pattern staging buffer");
+    struct staging st;
+    if (!staging_take(ordinal, (size_t)size, &st)) return jni_fault(env, "no host memory for the pattern staging buffer");
     CUresult rc = CUDA_SUCCESS;
-    for (size_t off = 0; off < (size_t)size && rc == CUDA_SUCCESS; off += chunk) {
-        size_t n = (size_t)size - off < chunk ? (size_t)size - off : chunk;
-        pattern_fill(buf, n / 8, (uint64_t)seed, off / 8);
-        rc = cu.cuMemcpyHtoD((CUdeviceptr)ptr + off, buf, n);
+    for (size_t off = 0; off < (size_t)size && rc == CUDA_SUCCESS; off += st.bytes) {
+        size_t n = (size_t)size - off < st.bytes ? (size_t)size - off : st.bytes;
+        pattern_fill(st.buf, n / 8, (uint64_t)seed, off / 8);
+        rc = cu.cuMemcpyHtoD((CUdeviceptr)ptr + off, st.buf, n);
     }
-    free(buf);
     /* From pageable memory cuMemcpyHtoD may return before its DMA lands; another process reading the memory
      * next (the peer's verify, the exporter's write-back check) must see it all. Measured on the H200: without
-     * this, a reader in another process found the last ~200 KiB of 2 MiB unwritten (docs/gpu-validation.md). */
+     * this, a reader in another process found the last ~200 KiB of 2 MiB unwritten (docs/gpu-validation.md).
+     * From pinned memory the copy is synchronous; the check costs ~1 us there and stays for the fallback. */
     if (rc == CUDA_SUCCESS) rc = cu.cuCtxSynchronize();
+    staging_give(ordinal, &st);
     return rc;
 }
 
@@ -374,19 +443,18 @@ static jint cuda_mem_verify_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong
     if (!need_array(env, out, 1)) return -1;
     if (size <= 0 || (size & 7) != 0) return CUDA_ERROR_INVALID_VALUE;
     USE_DEVICE(ordinal);
-    size_t chunk = (size_t)size < PATTERN_CHUNK ? (size_t)size : PATTERN_CHUNK;
-    uint64_t *buf = malloc(chunk);
-    if (!buf) return jni_fault(env, "no host memory for the pattern staging buffer");
+    struct staging st;
+    if (!staging_take(ordinal, (size_t)size, &st)) return jni_fault(env, "no host memory for the pattern staging buffer");
     CUresult rc = CUDA_SUCCESS;
     jlong mismatch = -1;
-    for (size_t off = 0; off < (size_t)size && rc == CUDA_SUCCESS && mismatch < 0; off += chunk) {
-        size_t n = (size_t)size - off < chunk ? (size_t)size - off : chunk;
-        rc = cu.cuMemcpyDtoH(buf, (CUdeviceptr)ptr + off, n);
+    for (size_t off = 0; off < (size_t)size && rc == CUDA_SUCCESS && mismatch < 0; off += st.bytes) {
+        size_t n = (size_t)size - off < st.bytes ? (size_t)size - off : st.bytes;
+        rc = cu.cuMemcpyDtoH(st.buf, (CUdeviceptr)ptr + off, n);
         if (rc != CUDA_SUCCESS) break;
-        size_t bad = pattern_first_mismatch(buf, n / 8, (uint64_t)seed, off / 8);
+        size_t bad = pattern_first_mismatch(st.buf, n / 8, (uint64_t)seed, off / 8);
         if (bad < n / 8) mismatch = (jlong)(off + bad * 8);
     }
-    free(buf);
+    staging_give(ordinal, &st);
     set_long(env, out, 0, mismatch);
     return rc;
 }

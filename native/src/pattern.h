@@ -8,7 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PATTERN_CHUNK ((size_t)4 << 20)
+/* One staging buffer's size: the shim and the floor keep page-locked buffers of this size (jni_bridge.c). */
+#define PATTERN_CHUNK ((size_t)2 << 20)
 
 static inline uint64_t pattern_word(uint64_t seed, uint64_t index) {
     uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ULL;

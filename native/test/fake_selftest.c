@@ -107,7 +107,7 @@ static int require(int ok, const char *fmt, ...) {
     X(cuMemGetInfo) X(cuMemGetAllocationGranularity) X(cuMemCreate) X(cuMemRelease)                            \
     X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle) X(cuMemAddressReserve)                   \
     X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess) X(cuMemcpyHtoD) X(cuMemcpyDtoH)            \
-    X(cuMemcpyDtoDAsync) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)          \
+    X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemcpyDtoDAsync) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)          \
     X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)
 
 #define NVML_FNS(X)                                                                                         \
@@ -1132,6 +1132,44 @@ static void t_threads(void *arg) {
     check(count_files(state) == 0, "state directory empty after the threads");
 }
 
+/* Page-locked host memory, as the shim's pattern staging uses it: needs a context, copies like any host memory,
+ * freed once, and what is left is freed with the context. */
+static void t_pinned(void *arg) {
+    (void)arg;
+    void *p = NULL;
+    if (!require(d.cuInit(0) == CUDA_SUCCESS, "cuInit")) return;
+    EXPECT(d.cuMemHostAlloc(&p, 2 * MIB, 0), CUDA_ERROR_INVALID_CONTEXT, "cuMemHostAlloc without a context");
+    if (!open_driver(0)) return;
+    EXPECT(d.cuMemHostAlloc(NULL, 2 * MIB, 0), CUDA_ERROR_INVALID_VALUE, "cuMemHostAlloc(NULL)");
+    EXPECT(d.cuMemHostAlloc(&p, 0, 0), CUDA_ERROR_INVALID_VALUE, "cuMemHostAlloc of 0 bytes");
+    EXPECT(d.cuMemHostAlloc(&p, 2 * MIB, 8), CUDA_ERROR_INVALID_VALUE, "cuMemHostAlloc with flag 8 (none such)");
+    EXPECT(d.cuMemHostAlloc(&p, 2 * MIB, 0), CUDA_SUCCESS, "cuMemHostAlloc 2 MiB");
+    CUmemGenericAllocationHandle h;
+    CUdeviceptr va;
+    REQUIRE_OK(create(&h, 2 * MIB, 0, CU_MEM_HANDLE_TYPE_FABRIC));
+    REQUIRE_OK(map_rw(h, 2 * MIB, &va));
+    fill(p, 2 * MIB, 7);
+    EXPECT(d.cuMemcpyHtoD(va, p, 2 * MIB), CUDA_SUCCESS, "HtoD from pinned memory");
+    check(holds_pattern(va, 2 * MIB, 7), "the pinned buffer's bytes landed");
+    memset(p, 0, 2 * MIB);
+    EXPECT(d.cuMemcpyDtoH(p, va, 2 * MIB), CUDA_SUCCESS, "DtoH into pinned memory");
+    unsigned char *want = malloc(2 * MIB);
+    if (want) {
+        fill(want, 2 * MIB, 7);
+        check(memcmp(p, want, 2 * MIB) == 0, "the pinned buffer holds what was read");
+    }
+    free(want);
+    unmap_free(va, 2 * MIB);
+    REQUIRE_OK(d.cuMemRelease(h));
+    check(info_number("liveHostAllocations") == 1, "fakecudaInfo counts 1 host allocation");
+    EXPECT(d.cuMemFreeHost(p), CUDA_SUCCESS, "cuMemFreeHost");
+    EXPECT(d.cuMemFreeHost(p), CUDA_ERROR_INVALID_VALUE, "cuMemFreeHost twice");
+    EXPECT(d.cuMemHostAlloc(&p, 64, 0), CUDA_SUCCESS, "one more, left to the context");
+    REQUIRE_OK(d.cuDevicePrimaryCtxRelease(0));
+    check(info_number("liveHostAllocations") == 0, "the context's destruction freed its host memory (%ld left)",
+          info_number("liveHostAllocations"));
+}
+
 static void memory(void) {
     snprintf(scenario, sizeof scenario, "%s", "memory"); /* checks made by the parent */
     char dir[600], channels[700], state[700];
@@ -1142,6 +1180,7 @@ static void memory(void) {
     struct env e = base_env("memory", channels);
     run("memory", &e, t_memory, state);
     run("threads", &e, t_threads, state);
+    run("pinned", &e, t_pinned, state);
 }
 
 /* ---- 4. across processes: fabric export -> import -> read-back -> write-back, and POSIX_FD ----------- */

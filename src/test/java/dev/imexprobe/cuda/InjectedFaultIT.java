@@ -120,4 +120,47 @@ class InjectedFaultIT {
             assertThat(again.get("ok").asBoolean()).isTrue();
         }
     }
+
+    /**
+     * The pattern's page-locked staging (native/src/jni_bridge.c): at most two buffers kept per GPU while its context
+     * lives, freed with it when the context is let go after the linger; and when the driver refuses page-locked
+     * memory, the pattern still moves (through malloc'd memory) and the probe passes.
+     */
+    @ParameterizedTest(name = "cuMemHostAlloc refused: {0}")
+    @CsvSource({"false", "true"})
+    void theStagingIsFreedWithTheContextAndNotNeeded(boolean refused) throws Exception {
+        FakeMachine m = FakeMachine.h200(tmp);
+        Map<String, String> env = m.env();
+        if (refused) {
+            env.put("FAKECUDA_FAULTS", "cuMemHostAlloc=2");
+        }
+        long seed = 1 + new java.util.Random().nextInt(1 << 30);
+        try (WorkerProcess exporter = WorkerProcess.start(env, tmp.resolve("e.log"));
+             WorkerProcess importer = WorkerProcess.start(env, tmp.resolve("i.log"))) {
+            JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE * 3, seed, null));
+            assertThat(e.get("ok").asBoolean()).as(e.toString()).isTrue();
+            JsonNode i = importer.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE * 3, 0, seed, seed + 1));
+            assertThat(i.get("ok").asBoolean()).as(i.toString()).isTrue();
+            assertThat(stage(i, "verify", "status")).isEqualTo("ok");
+            JsonNode back = exporter.request(new WorkerRequest.Verify(seed + 1));
+            assertThat(back.get("ok").asBoolean()).as("the exporter reads the write-back: " + back).isTrue();
+            JsonNode during = importer.request(new WorkerRequest.Info()).get("fake");
+            assertThat(during.get("liveHostAllocations").asInt()).as("page-locked buffers the importer keeps")
+                    .isEqualTo(refused ? 0 : 1);
+            exporter.request(new WorkerRequest.Release());
+            // Past the 2 s linger the context goes, and its staging with it (Info asks for memory only while a
+            // context is held, so it does not make one).
+            Thread.sleep(3_000);
+            JsonNode fake = importer.request(new WorkerRequest.Info()).get("fake");
+            assertThat(fake.get("liveContexts").asInt()).as("the context was let go: " + fake).isZero();
+            assertThat(fake.get("liveHostAllocations").asInt()).isZero();
+            // The next context gets staging of its own, not a buffer that went with the last one.
+            JsonNode e2 = exporter.request(new WorkerRequest.Export(0, SIZE, seed + 2, null));
+            JsonNode i2 = importer.request(new WorkerRequest.Import(e2.get("handle").asString(), SIZE, 0, seed + 2, null));
+            assertThat(i2.get("ok").asBoolean()).as(i2.toString()).isTrue();
+            assertThat(importer.request(new WorkerRequest.Info()).get("fake").get("liveHostAllocations").asInt())
+                    .isEqualTo(refused ? 0 : 1);
+            exporter.request(new WorkerRequest.Release());
+        }
+    }
 }
