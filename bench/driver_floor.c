@@ -11,9 +11,10 @@
  *   importer  import, reserve, map, access, verify (DtoH + compare), writeback_write (pattern HtoD),
  *             release_importer (cuMemUnmap + cuMemAddressFree + cuMemRelease)
  *   exporter  writeback_check (DtoH + compare), release_exporter
- * The pattern moves through one reused page-locked staging buffer in 2 MiB chunks, as
- * native/src/jni_bridge.c memFillPattern / memVerifyPattern do (FLOOR_PAGEABLE=1: malloc'd per call, the way
- * before). Each process makes its primary context current
+ * The pattern is written by the fill kernel and read back through one reused page-locked staging buffer in 2 MiB
+ * chunks, as native/src/jni_bridge.c memFillPattern / memVerifyPattern do (FLOOR_NO_KERNEL=1: written through the
+ * staging buffer too; FLOOR_PAGEABLE=1: malloc'd per call and no kernel, the way before both). Each process makes
+ * its primary context current
  * once; the shim does that on every call, which is part of what the bench calls JNI overhead.
  *
  * usage: driver_floor [--iterations N] [--warmup W] [--size BYTES] [--gpu ORDINAL] [--out FILE]
@@ -31,6 +32,7 @@
 
 #include "loader.h"
 #include "pattern.h"
+#include "pattern_kernel.h"
 
 enum { S_CREATE, S_EXPORT, S_IMPORT, S_RESERVE, S_MAP, S_ACCESS, S_VERIFY, S_WB_WRITE, S_REL_IMP, S_WB_CHECK,
        S_REL_EXP, S_COUNT };
@@ -66,12 +68,21 @@ static void die(const char *what, CUresult rc) {
  * process's context once it is current; malloc'd memory per call when the driver has no cuMemHostAlloc or
  * refuses it. FLOOR_PAGEABLE=1 measures the older way (malloc'd per call) for comparison. */
 static uint64_t *pinned;
+/* And as the shim fills: by the pattern kernel (pattern_kernel.h) when the driver loads it; FLOOR_NO_KERNEL=1 fills
+ * through the staging buffer instead. */
+static CUfunction fill_fn;
+
+static int env_is(const char *name) {
+    const char *v = getenv(name);
+    return v && strcmp(v, "1") == 0;
+}
 
 static void staging_open(void) {
-    const char *pageable = getenv("FLOOR_PAGEABLE");
-    if (pageable && strcmp(pageable, "1") == 0) return;
+    if (env_is("FLOOR_PAGEABLE")) return;
     void *p = NULL;
     if (cu.cuMemHostAlloc && cu.cuMemHostAlloc(&p, PATTERN_CHUNK, 0) == CUDA_SUCCESS) pinned = p;
+    CUmodule module;
+    if (!env_is("FLOOR_NO_KERNEL") && pattern_kernel_load(&module, &fill_fn) != CUDA_SUCCESS) fill_fn = NULL;
 }
 
 static uint64_t *staging_take(size_t size, size_t *chunk) {
@@ -88,6 +99,7 @@ static void staging_give(uint64_t *buf) {
 }
 
 static CUresult fill_pattern(CUdeviceptr ptr, size_t size, uint64_t seed) {
+    if (fill_fn) return pattern_kernel_fill(fill_fn, ptr, size, seed);
     size_t chunk;
     uint64_t *buf = staging_take(size, &chunk);
     if (!buf) return CUDA_ERROR_OUT_OF_MEMORY;

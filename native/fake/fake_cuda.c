@@ -16,6 +16,7 @@
 #include "cuda_abi.h"
 #include "entry_points.h"
 #include "fake_common.h"
+#include "../src/pattern.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -148,6 +149,36 @@ struct host_alloc {
     int ordinal;
 };
 static struct host_alloc *host_allocs;
+
+/* Modules (cuModuleLoadData): the fake runs no GPU code, but it knows one kernel by name, the shim's pattern fill
+ * (native/src/pattern_kernel.cu), and does on the host what that kernel does on a GPU: writes pattern.h's words
+ * into the device range, with the access rules of a copy. A module belongs to the context that loaded it and goes
+ * with it. A module image must be PTX text with at least one `.entry`; anything else is CUDA_ERROR_INVALID_IMAGE
+ * (model, not measured). Under `lock`. */
+struct CUmod_st {
+    struct CUmod_st *next;
+    int ordinal;
+    int has_fill;
+};
+struct CUfunc_st {
+    struct CUmod_st *module;
+};
+static struct CUmod_st *modules;
+static struct CUfunc_st fill_functions[FAKE_MAX_GPUS * 8]; /* one per loaded module at most; reused by slot */
+
+static void free_modules(int ordinal) {
+    for (struct CUmod_st **m = &modules; *m;) {
+        if ((*m)->ordinal == ordinal) {
+            struct CUmod_st *dead = *m;
+            *m = dead->next;
+            for (size_t i = 0; i < sizeof fill_functions / sizeof fill_functions[0]; i++)
+                if (fill_functions[i].module == dead) fill_functions[i].module = NULL;
+            free(dead);
+        } else {
+            m = &(*m)->next;
+        }
+    }
+}
 
 static void free_host_allocs(int ordinal) {
     for (struct host_alloc **h = &host_allocs; *h;) {
@@ -735,6 +766,7 @@ ENTRY(cuDevicePrimaryCtxRelease, (CUdevice dev), (dev)) {
     if (rc == CUDA_SUCCESS && --contexts[dev].refs == 0) {
         context_log("destroy", dev);
         free_host_allocs(dev);
+        free_modules(dev);
         if (contexts[dev].exclusive_fd >= 0) {
             close(contexts[dev].exclusive_fd); /* drops the lock: another process may now make its context */
             contexts[dev].exclusive_fd = -1;
@@ -1150,6 +1182,84 @@ ENTRY(cuMemFreeHost, (void *p), (p)) {
             return CUDA_SUCCESS;
         }
     return CUDA_ERROR_INVALID_VALUE;
+}
+
+static struct CUmod_st *find_module(CUmodule m) {
+    for (struct CUmod_st *x = modules; x; x = x->next)
+        if (x == m) return x;
+    return NULL;
+}
+
+ENTRY(cuModuleLoadData, (CUmodule *module, const void *image), (module, image)) {
+    int ordinal = current_ordinal();
+    if (ordinal < 0) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!module || !image) return CUDA_ERROR_INVALID_VALUE;
+    const char *text = image;
+    if (!strstr(text, ".version") || !strstr(text, ".entry")) return CUDA_ERROR_INVALID_IMAGE;
+    struct CUmod_st *m = calloc(1, sizeof *m);
+    if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+    m->ordinal = ordinal;
+    m->has_fill = strstr(text, ".entry imexprobe_pattern_fill(") != NULL;
+    m->next = modules;
+    modules = m;
+    *module = m;
+    return CUDA_SUCCESS;
+}
+
+ENTRY(cuModuleUnload, (CUmodule hmod), (hmod)) {
+    struct CUmod_st *m = find_module(hmod);
+    if (!m) return CUDA_ERROR_INVALID_HANDLE;
+    for (struct CUmod_st **x = &modules; *x; x = &(*x)->next)
+        if (*x == m) {
+            *x = m->next;
+            break;
+        }
+    for (size_t i = 0; i < sizeof fill_functions / sizeof fill_functions[0]; i++)
+        if (fill_functions[i].module == m) fill_functions[i].module = NULL;
+    free(m);
+    return CUDA_SUCCESS;
+}
+
+ENTRY(cuModuleGetFunction, (CUfunction *hfunc, CUmodule hmod, const char *name), (hfunc, hmod, name)) {
+    if (!hfunc || !name) return CUDA_ERROR_INVALID_VALUE;
+    struct CUmod_st *m = find_module(hmod);
+    if (!m) return CUDA_ERROR_INVALID_HANDLE;
+    if (!m->has_fill || strcmp(name, "imexprobe_pattern_fill") != 0) return CUDA_ERROR_NOT_FOUND;
+    for (size_t i = 0; i < sizeof fill_functions / sizeof fill_functions[0]; i++)
+        if (fill_functions[i].module == m || fill_functions[i].module == NULL) {
+            fill_functions[i].module = m;
+            *hfunc = &fill_functions[i];
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+/* cuda.h: a launch with a block of more than 1024 threads or an empty grid is CUDA_ERROR_INVALID_VALUE. The fill
+ * runs at once (the fake has no streams to order work on); a range the context may not write is
+ * CUDA_ERROR_ILLEGAL_ADDRESS, which a GPU reports at the next synchronisation instead (model, not measured). */
+ENTRY(cuLaunchKernel, (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                       unsigned int by, unsigned int bz, unsigned int shared, CUstream stream, void **params,
+                       void **extra),
+      (f, gx, gy, gz, bx, by, bz, shared, stream, params, extra)) {
+    int ordinal = current_ordinal();
+    if (ordinal < 0) return CUDA_ERROR_INVALID_CONTEXT;
+    struct CUfunc_st *fn = NULL;
+    for (size_t i = 0; i < sizeof fill_functions / sizeof fill_functions[0]; i++)
+        if (f == &fill_functions[i] && fill_functions[i].module) fn = &fill_functions[i];
+    if (!fn) return CUDA_ERROR_INVALID_HANDLE;
+    if (fn->module->ordinal != ordinal) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!valid_stream(stream)) return CUDA_ERROR_INVALID_HANDLE;
+    if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 || (unsigned long long)bx * by * bz > 1024 ||
+        !params || extra)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUdeviceptr ptr = *(CUdeviceptr *)params[0];
+    unsigned long long words = *(unsigned long long *)params[1], seed = *(unsigned long long *)params[2],
+                       first = *(unsigned long long *)params[3];
+    if (words == 0) return CUDA_SUCCESS;
+    if (words > SIZE_MAX / 8 || !range_accessible((uintptr_t)ptr, words * 8, ordinal, CU_MEM_ACCESS_FLAGS_PROT_READWRITE))
+        return CUDA_ERROR_ILLEGAL_ADDRESS;
+    pattern_fill((uint64_t *)(uintptr_t)ptr, words, seed, first);
+    return CUDA_SUCCESS;
 }
 
 ENTRY(cuMemcpyDtoDAsync, (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream),

@@ -48,6 +48,13 @@ typedef CUresult (*IMEXPROBE_PFN(cuMemcpyHtoD))(CUdeviceptr dst, const void *src
 typedef CUresult (*IMEXPROBE_PFN(cuMemcpyDtoH))(void *dst, CUdeviceptr src, size_t bytes);
 typedef CUresult (*IMEXPROBE_PFN(cuMemHostAlloc))(void **pp, size_t bytesize, unsigned int flags);
 typedef CUresult (*IMEXPROBE_PFN(cuMemFreeHost))(void *p);
+typedef CUresult (*IMEXPROBE_PFN(cuModuleLoadData))(CUmodule *module, const void *image);
+typedef CUresult (*IMEXPROBE_PFN(cuModuleUnload))(CUmodule hmod);
+typedef CUresult (*IMEXPROBE_PFN(cuModuleGetFunction))(CUfunction *hfunc, CUmodule hmod, const char *name);
+typedef CUresult (*IMEXPROBE_PFN(cuLaunchKernel))(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                                  unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                                  unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                                  void **kernelParams, void **extra);
 typedef CUresult (*IMEXPROBE_PFN(cuMemcpyDtoDAsync))(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
 typedef CUresult (*IMEXPROBE_PFN(cuStreamCreate))(CUstream *stream, unsigned int flags);
 typedef CUresult (*IMEXPROBE_PFN(cuStreamDestroy))(CUstream stream);

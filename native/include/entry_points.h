@@ -41,6 +41,10 @@
     X(cuMemcpyDtoH, 3020, REQUIRED)                       \
     X(cuMemHostAlloc, 2020, OPTIONAL)                     \
     X(cuMemFreeHost, 2000, OPTIONAL)                      \
+    X(cuModuleLoadData, 2000, OPTIONAL)                   \
+    X(cuModuleUnload, 2000, OPTIONAL)                     \
+    X(cuModuleGetFunction, 2000, OPTIONAL)                \
+    X(cuLaunchKernel, 4000, OPTIONAL)                     \
     X(cuMemcpyDtoDAsync, 3020, OPTIONAL)                  \
     X(cuStreamCreate, 2000, OPTIONAL)                     \
     X(cuStreamDestroy, 4000, OPTIONAL)                    \

@@ -12,6 +12,7 @@
 
 #include "loader.h"
 #include "pattern.h"
+#include "pattern_kernel.h"
 
 #define CUDA_CLASS "dev/imexprobe/cuda/CudaNative"
 #define NVML_CLASS "dev/imexprobe/cuda/NvmlNative"
@@ -68,6 +69,16 @@ static CUcontext contexts[MAX_DEVICES];
 static void *staging_kept[MAX_DEVICES][STAGING_KEPT];
 static int staging_count[MAX_DEVICES];
 static unsigned context_generation[MAX_DEVICES];
+
+/* The pattern fill kernel (pattern_kernel.h), loaded into a GPU's context by its first fill and unloaded before the
+ * context is let go. When the driver cannot load it (no module entry points, a PTX it cannot compile: kernel_rc),
+ * fills go through host memory as before for the rest of that context's life. Its own lock: a JIT can take
+ * milliseconds and other GPUs' calls must not wait on it. Lock order: contexts_lock, then kernels_lock. */
+static pthread_mutex_t kernels_lock = PTHREAD_MUTEX_INITIALIZER;
+static int kernel_tried[MAX_DEVICES];
+static CUresult kernel_rc[MAX_DEVICES];
+static CUmodule kernel_module[MAX_DEVICES];
+static CUfunction kernel_fill[MAX_DEVICES];
 static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static CUresult use_device(jint ordinal) {
@@ -94,10 +105,15 @@ static jint cuda_ctx_release(JNIEnv *env, jclass cls, jint ordinal) {
     jint result = 0;
     if (contexts[ordinal] != NULL) {
         /* freed in their own context, which is unbound again after (the next call binds its own: use_device) */
-        if (staging_count[ordinal] > 0 && cu.cuCtxSetCurrent(contexts[ordinal]) == CUDA_SUCCESS) {
+        pthread_mutex_lock(&kernels_lock);
+        int loaded = kernel_tried[ordinal] && kernel_rc[ordinal] == CUDA_SUCCESS;
+        if ((staging_count[ordinal] > 0 || loaded) && cu.cuCtxSetCurrent(contexts[ordinal]) == CUDA_SUCCESS) {
             for (int i = 0; i < staging_count[ordinal]; i++) cu.cuMemFreeHost(staging_kept[ordinal][i]);
+            if (loaded) cu.cuModuleUnload(kernel_module[ordinal]);
             cu.cuCtxSetCurrent(NULL);
         }
+        kernel_tried[ordinal] = 0;
+        pthread_mutex_unlock(&kernels_lock);
         staging_count[ordinal] = 0;
         context_generation[ordinal]++;
         CUdevice dev;
@@ -417,9 +433,34 @@ static void staging_give(jint ordinal, struct staging *st) {
     if (alive && !keep) cu.cuMemFreeHost(st->buf);
 }
 
+/* The fill kernel of the calling thread's current context (use_device ran), loading it on first use; NULL when
+ * this context cannot have it. */
+static CUfunction fill_kernel(jint ordinal) {
+    pthread_mutex_lock(&kernels_lock);
+    if (!kernel_tried[ordinal]) {
+        kernel_rc[ordinal] = pattern_kernel_load(&kernel_module[ordinal], &kernel_fill[ordinal]);
+        kernel_tried[ordinal] = 1;
+    }
+    CUfunction fn = kernel_rc[ordinal] == CUDA_SUCCESS ? kernel_fill[ordinal] : NULL;
+    pthread_mutex_unlock(&kernels_lock);
+    return fn;
+}
+
+/* Why this GPU's context fills without the kernel: 0 when it has the kernel, -1 when no fill has run in it yet,
+ * else the CUresult that refused it. */
+static jint cuda_pattern_kernel(JNIEnv *env, jclass cls, jint ordinal) {
+    if (ordinal < 0 || ordinal >= MAX_DEVICES) return -1;
+    pthread_mutex_lock(&kernels_lock);
+    jint rc = kernel_tried[ordinal] ? (jint)kernel_rc[ordinal] : -1;
+    pthread_mutex_unlock(&kernels_lock);
+    return rc;
+}
+
 static jint cuda_mem_fill_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong ptr, jlong size, jlong seed) {
     if (size <= 0 || (size & 7) != 0) return CUDA_ERROR_INVALID_VALUE;
     USE_DEVICE(ordinal);
+    CUfunction fn = fill_kernel(ordinal);
+    if (fn) return pattern_kernel_fill(fn, (CUdeviceptr)ptr, (size_t)size, (uint64_t)seed);
     struct staging st;
     if (!staging_take(ordinal, (size_t)size, &st)) return jni_fault(env, "no host memory for the pattern staging buffer");
     CUresult rc = CUDA_SUCCESS;
@@ -534,6 +575,7 @@ static const JNINativeMethod cuda_methods[] = {
     {"memUnmap", "(IJJ)I", (void *)cuda_mem_unmap},
     {"memSetAccess", "(IJJI)I", (void *)cuda_mem_set_access},
     {"memFillPattern", "(IJJJ)I", (void *)cuda_mem_fill_pattern},
+    {"patternKernel", "(I)I", (void *)cuda_pattern_kernel},
     {"memVerifyPattern", "(IJJJ[J)I", (void *)cuda_mem_verify_pattern},
     {"memcpyDtoDTimed", "(IJJJI[F)I", (void *)cuda_memcpy_dtod_timed},
     {"ctxSynchronize", "(I)I", (void *)cuda_ctx_synchronize},

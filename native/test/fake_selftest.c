@@ -11,6 +11,7 @@
  */
 #include "cuda_abi.h"
 #include "nvml_abi.h"
+#include "../src/pattern.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -107,7 +108,8 @@ static int require(int ok, const char *fmt, ...) {
     X(cuMemGetInfo) X(cuMemGetAllocationGranularity) X(cuMemCreate) X(cuMemRelease)                            \
     X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle) X(cuMemAddressReserve)                   \
     X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess) X(cuMemcpyHtoD) X(cuMemcpyDtoH)            \
-    X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemcpyDtoDAsync) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)          \
+    X(cuMemHostAlloc) X(cuMemFreeHost) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)           \
+    X(cuLaunchKernel) X(cuMemcpyDtoDAsync) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)          \
     X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)
 
 #define NVML_FNS(X)                                                                                         \
@@ -1170,6 +1172,50 @@ static void t_pinned(void *arg) {
           info_number("liveHostAllocations"));
 }
 
+/* The one kernel the fake knows, the shim's pattern fill: found by name in PTX text, run on the host with a copy's
+ * access rules, gone with its context. */
+static void t_kernel(void *arg) {
+    (void)arg;
+    static const char ptx[] = ".version 7.0\n.target sm_70\n.address_size 64\n"
+                              ".visible .entry imexprobe_pattern_fill(\n.param .u64 a\n)\n{\nret;\n}\n";
+    CUmodule mod = NULL;
+    CUfunction fn = NULL;
+    if (!require(d.cuInit(0) == CUDA_SUCCESS, "cuInit")) return;
+    EXPECT(d.cuModuleLoadData(&mod, ptx), CUDA_ERROR_INVALID_CONTEXT, "cuModuleLoadData without a context");
+    if (!open_driver(0)) return;
+    EXPECT(d.cuModuleLoadData(&mod, "not an image"), CUDA_ERROR_INVALID_IMAGE, "cuModuleLoadData of text that is no PTX");
+    EXPECT(d.cuModuleLoadData(NULL, ptx), CUDA_ERROR_INVALID_VALUE, "cuModuleLoadData(NULL)");
+    EXPECT(d.cuModuleLoadData(&mod, ptx), CUDA_SUCCESS, "cuModuleLoadData of the fill's PTX");
+    EXPECT(d.cuModuleGetFunction(&fn, mod, "other"), CUDA_ERROR_NOT_FOUND, "a function the module lacks");
+    EXPECT(d.cuModuleGetFunction(&fn, mod, "imexprobe_pattern_fill"), CUDA_SUCCESS, "cuModuleGetFunction");
+    CUmemGenericAllocationHandle h;
+    CUdeviceptr va;
+    REQUIRE_OK(create(&h, 4 * MIB, 0, CU_MEM_HANDLE_TYPE_FABRIC));
+    REQUIRE_OK(map_rw(h, 4 * MIB, &va));
+    unsigned long long words = 4 * MIB / 8, seed = 0x5eed0000ULL + (unsigned long long)getpid(), first = 0;
+    CUdeviceptr p = va;
+    void *params[] = {&p, &words, &seed, &first};
+    EXPECT(d.cuLaunchKernel(fn, 1024, 1, 1, 2048, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE,
+           "a block of 2048 threads");
+    EXPECT(d.cuLaunchKernel(fn, 1024, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE, "no parameters");
+    CUdeviceptr off_end = va + 2 * MIB;
+    void *past[] = {&off_end, &words, &seed, &first};
+    EXPECT(d.cuLaunchKernel(fn, 1024, 1, 1, 256, 1, 1, 0, NULL, past, NULL), CUDA_ERROR_ILLEGAL_ADDRESS,
+           "a fill running past the mapping");
+    EXPECT(d.cuLaunchKernel(fn, 1024, 1, 1, 256, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS, "cuLaunchKernel: the fill");
+    uint64_t *back = malloc(4 * MIB);
+    if (back && REQUIRE_OK(d.cuMemcpyDtoH(back, va, 4 * MIB)))
+        check(pattern_first_mismatch(back, words, seed, 0) == words, "the device holds pattern.h's words of the seed");
+    free(back);
+    REQUIRE_OK(set_access(va, 4 * MIB, 0, CU_MEM_ACCESS_FLAGS_PROT_READ));
+    EXPECT(d.cuLaunchKernel(fn, 1024, 1, 1, 256, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_ILLEGAL_ADDRESS,
+           "a fill of read-only memory");
+    unmap_free(va, 4 * MIB);
+    REQUIRE_OK(d.cuMemRelease(h));
+    REQUIRE_OK(d.cuDevicePrimaryCtxRelease(0));
+    EXPECT(d.cuModuleUnload(mod), CUDA_ERROR_INVALID_HANDLE, "the module went with its context");
+}
+
 static void memory(void) {
     snprintf(scenario, sizeof scenario, "%s", "memory"); /* checks made by the parent */
     char dir[600], channels[700], state[700];
@@ -1181,6 +1227,7 @@ static void memory(void) {
     run("memory", &e, t_memory, state);
     run("threads", &e, t_threads, state);
     run("pinned", &e, t_pinned, state);
+    run("kernel", &e, t_kernel, state);
 }
 
 /* ---- 4. across processes: fabric export -> import -> read-back -> write-back, and POSIX_FD ----------- */

@@ -63,6 +63,14 @@ public interface CudaDriver {
 
     CuResult fillPattern(int ordinal, long ptr, long size, long seed);
 
+    /**
+     * How fills on this GPU's current context write the pattern: 0 by the GPU's fill kernel, a CUresult when the
+     * driver could not load it (then through host memory), -1 when no fill has run in this context yet.
+     */
+    default int patternKernel(int ordinal) {
+        return -1;
+    }
+
     /** The value is the byte offset of the first word that differs from the seed's pattern, or -1. */
     CuCall<Long> verifyPattern(int ordinal, long ptr, long size, long seed);
 

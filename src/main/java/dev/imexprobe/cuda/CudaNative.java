@@ -60,7 +60,11 @@ final class CudaNative {
 
     static native int memSetAccess(int ordinal, long ptr, long size, int accessOrdinal);
 
+    /** Fills by the pattern kernel where the GPU's context could load it, else through page-locked host memory. */
     static native int memFillPattern(int ordinal, long ptr, long size, long seed);
+
+    /** 0 when the GPU's current context fills by the kernel, -1 when no fill ran in it yet, else why not (a CUresult). */
+    static native int patternKernel(int ordinal);
 
     /** out[0] = byte offset of the first word that differs, or -1. */
     static native int memVerifyPattern(int ordinal, long ptr, long size, long seed, long[] out);

@@ -14,6 +14,7 @@ public final class JniCudaDriver implements CudaDriver {
 
     private static volatile JniCudaDriver instance;
 
+
     private final DriverStatus status;
     private final PrimaryContexts contexts = new PrimaryContexts(o -> CudaNative.ctxRelease(o) == 1,
             Duration.ofSeconds(2));
@@ -209,6 +210,11 @@ public final class JniCudaDriver implements CudaDriver {
     @Override
     public CuResult fillPattern(int ordinal, long ptr, long size, long seed) {
         return contexts.with(ordinal, () -> CuResult.of(CudaNative.memFillPattern(ordinal, ptr, size, seed)));
+    }
+
+    @Override
+    public int patternKernel(int ordinal) {
+        return CudaNative.patternKernel(ordinal);
     }
 
     @Override

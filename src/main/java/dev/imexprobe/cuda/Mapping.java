@@ -44,6 +44,14 @@ public final class Mapping implements AutoCloseable {
         return driver.fillPattern(ordinal, ptr, size, seed);
     }
 
+    /** How the last fill on this GPU wrote the pattern, for a stage's detail ("" when not known). */
+    public String fillWay() {
+        int k = driver.patternKernel(ordinal);
+        return k == 0 ? " (by the GPU's fill kernel)"
+                : k > 0 ? " (through host memory: the driver could not load the fill kernel, " + CuResult.of(k).name() + ")"
+                : "";
+    }
+
     /** Value: offset of the first word that differs from the seed's pattern, or -1. */
     public CuCall<Long> verify(long seed) {
         return driver.verifyPattern(ordinal, ptr, size, seed);

@@ -45,9 +45,9 @@ public final class CreateStage implements ProbeStage {
         long seed = s.seed != null ? s.seed : Seeds.next();
         r = s.exporterMapping.fill(seed);
         if (!r.ok()) {
-            return StageOutcome.failed(r, "writing the pattern (cuMemcpyHtoD) returned " + r.name());
+            return StageOutcome.failed(r, "writing the pattern" + s.exporterMapping.fillWay() + " returned " + r.name());
         }
         return StageOutcome.ok(CuResult.SUCCESS, "created " + Sizes.human(s.sizeBytes) + " on GPU "
-                + s.exporterOrdinal + " (" + s.handleType + ") and wrote the pattern");
+                + s.exporterOrdinal + " (" + s.handleType + ") and wrote the pattern" + s.exporterMapping.fillWay());
     }
 }

@@ -31,10 +31,11 @@ public final class WritebackStage implements ProbeStage {
         if (side != Side.CHECK) {
             CuResult w = s.importerMapping.fill(s.writebackSeed);
             if (!w.ok()) {
-                return StageOutcome.failed(w, "the importer's write (cuMemcpyHtoD) returned " + w.name());
+                return StageOutcome.failed(w, "the importer's write" + s.importerMapping.fillWay() + " returned " + w.name());
             }
             if (side == Side.WRITE) {
-                return StageOutcome.ok(w, "importer wrote the write-back pattern; the exporter checks it");
+                return StageOutcome.ok(w, "importer wrote the write-back pattern" + s.importerMapping.fillWay()
+                        + "; the exporter checks it");
             }
         }
         return check(s);

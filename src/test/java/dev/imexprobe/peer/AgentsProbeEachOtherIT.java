@@ -260,7 +260,7 @@ class AgentsProbeEachOtherIT {
                         "CONTEXT_POISONED", "target"),
                 new FaultCase("push", im, "cuMemcpyDtoH=700", "verify", "failed", 700, "CUDA_ERROR_ILLEGAL_ADDRESS",
                         "DRIVER_ERROR", "target"),
-                new FaultCase("push", im, "cuMemcpyHtoD=999", "writeback", "failed", 999, "CUDA_ERROR_UNKNOWN",
+                new FaultCase("push", im, "cuLaunchKernel=999", "writeback", "failed", 999, "CUDA_ERROR_UNKNOWN",
                         "DRIVER_ERROR", "target"),
                 // the exporter's half of write-back: its read of what the importer wrote
                 new FaultCase("push", ex, "cuMemcpyDtoH=700", "writeback", "failed", 700, "CUDA_ERROR_ILLEGAL_ADDRESS",
@@ -272,7 +272,7 @@ class AgentsProbeEachOtherIT {
                         "CUDA_ERROR_NOT_PERMITTED", "IMPORT_NOT_PERMITTED", "target"),
                 new FaultCase("pull", im, "cuMemSetAccess=1", "access", "failed", 1, "CUDA_ERROR_INVALID_VALUE",
                         "ACCESS_DENIED", "target"),
-                new FaultCase("pull", im, "cuMemcpyHtoD=999", "writeback", "failed", 999, "CUDA_ERROR_UNKNOWN",
+                new FaultCase("pull", im, "cuLaunchKernel=999", "writeback", "failed", 999, "CUDA_ERROR_UNKNOWN",
                         "DRIVER_ERROR", "target"),
                 new FaultCase("pull", ex, "cuMemcpyDtoH=700", "writeback", "failed", 700, "CUDA_ERROR_ILLEGAL_ADDRESS",
                         "DRIVER_ERROR", "target"));
