@@ -95,7 +95,9 @@ class DockerfileTest {
         assertThat(indexOf(runtime, "USER")).isGreaterThan(indexOf(runtime, "COPY")).isGreaterThan(indexOf(runtime, "RUN"));
         assertThat(String.join(" ", args(runtime, "ENV"))).contains("JAVA_TOOL_OPTIONS=\"-Djava.io.tmpdir=/tmp")
                 // one CUDA work queue: 46 MiB less host memory mapped by the driver (docs/performance.md)
-                .contains("CUDA_DEVICE_MAX_CONNECTIONS=1").contains("MALLOC_ARENA_MAX=2");
+                .contains("CUDA_DEVICE_MAX_CONNECTIONS=1").contains("MALLOC_ARENA_MAX=2")
+                // the fill kernel's JIT cache where the agent can write (the root filesystem is read-only)
+                .contains("CUDA_CACHE_PATH=/tmp/");
         assertThat(args(runtime, "ENTRYPOINT")).containsExactly("[\"java\",\"-XX:+ExitOnOutOfMemoryError\","
                 + "\"-XX:AOTCache=/app/imexprobe.aot\",\"-jar\",\"/app/imexprobe.jar\"]");
         assertThat(args(runtime, "CMD")).containsExactly("[\"serve\"]");
