@@ -72,9 +72,10 @@ static unsigned context_generation[MAX_DEVICES];
 
 /* The pattern fill kernel (pattern_kernel.h), loaded into a GPU's context by its first fill and unloaded before the
  * context is let go. When the driver cannot load it (no module entry points, a PTX it cannot compile: kernel_rc),
- * fills go through host memory as before for the rest of that context's life. Its own lock: a JIT can take
- * milliseconds and other GPUs' calls must not wait on it. Lock order: contexts_lock, then kernels_lock. */
-static pthread_mutex_t kernels_lock = PTHREAD_MUTEX_INITIALIZER;
+ * fills go through host memory as before for the rest of that context's life. A lock per GPU of its own: a JIT
+ * takes milliseconds (or hangs with the driver), and no other GPU's calls may wait on it. Lock order:
+ * contexts_lock, then kernels_lock[ordinal]. */
+static pthread_mutex_t kernels_lock[MAX_DEVICES] = {[0 ... MAX_DEVICES - 1] = PTHREAD_MUTEX_INITIALIZER};
 static int kernel_tried[MAX_DEVICES];
 static CUresult kernel_rc[MAX_DEVICES];
 static CUmodule kernel_module[MAX_DEVICES];
@@ -105,7 +106,7 @@ static jint cuda_ctx_release(JNIEnv *env, jclass cls, jint ordinal) {
     jint result = 0;
     if (contexts[ordinal] != NULL) {
         /* freed in their own context, which is unbound again after (the next call binds its own: use_device) */
-        pthread_mutex_lock(&kernels_lock);
+        pthread_mutex_lock(&kernels_lock[ordinal]);
         int loaded = kernel_tried[ordinal] && kernel_rc[ordinal] == CUDA_SUCCESS;
         if ((staging_count[ordinal] > 0 || loaded) && cu.cuCtxSetCurrent(contexts[ordinal]) == CUDA_SUCCESS) {
             for (int i = 0; i < staging_count[ordinal]; i++) cu.cuMemFreeHost(staging_kept[ordinal][i]);
@@ -113,7 +114,7 @@ static jint cuda_ctx_release(JNIEnv *env, jclass cls, jint ordinal) {
             cu.cuCtxSetCurrent(NULL);
         }
         kernel_tried[ordinal] = 0;
-        pthread_mutex_unlock(&kernels_lock);
+        pthread_mutex_unlock(&kernels_lock[ordinal]);
         staging_count[ordinal] = 0;
         context_generation[ordinal]++;
         CUdevice dev;
@@ -436,13 +437,13 @@ static void staging_give(jint ordinal, struct staging *st) {
 /* The fill kernel of the calling thread's current context (use_device ran), loading it on first use; NULL when
  * this context cannot have it. */
 static CUfunction fill_kernel(jint ordinal) {
-    pthread_mutex_lock(&kernels_lock);
+    pthread_mutex_lock(&kernels_lock[ordinal]);
     if (!kernel_tried[ordinal]) {
         kernel_rc[ordinal] = pattern_kernel_load(&kernel_module[ordinal], &kernel_fill[ordinal]);
         kernel_tried[ordinal] = 1;
     }
     CUfunction fn = kernel_rc[ordinal] == CUDA_SUCCESS ? kernel_fill[ordinal] : NULL;
-    pthread_mutex_unlock(&kernels_lock);
+    pthread_mutex_unlock(&kernels_lock[ordinal]);
     return fn;
 }
 
@@ -450,9 +451,9 @@ static CUfunction fill_kernel(jint ordinal) {
  * else the CUresult that refused it. */
 static jint cuda_pattern_kernel(JNIEnv *env, jclass cls, jint ordinal) {
     if (ordinal < 0 || ordinal >= MAX_DEVICES) return -1;
-    pthread_mutex_lock(&kernels_lock);
+    pthread_mutex_lock(&kernels_lock[ordinal]);
     jint rc = kernel_tried[ordinal] ? (jint)kernel_rc[ordinal] : -1;
-    pthread_mutex_unlock(&kernels_lock);
+    pthread_mutex_unlock(&kernels_lock[ordinal]);
     return rc;
 }
 

@@ -196,4 +196,34 @@ class InjectedFaultIT {
         }
         assertThat(m.stateFiles()).isEmpty();
     }
+
+    /** A fill kernel that never loads or never finishes is a create timeout within the driver deadline, as any call. */
+    @ParameterizedTest(name = "{0}=hang")
+    @CsvSource({"cuModuleLoadData", "cuLaunchKernel"})
+    void aHungFillKernelIsATimeout(String entryPoint) throws Exception {
+        FakeMachine m = FakeMachine.h200(tmp);
+        m.fault(entryPoint + "=hang");
+        try (WorkerProcess exporter = WorkerProcess.start(m.env(), tmp.resolve("e.log"))) {
+            long start = System.nanoTime();
+            JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE, 7L, null));
+            double waited = (System.nanoTime() - start) / 1e9;
+            assertThat(e.get("ok").asBoolean()).isFalse();
+            assertThat(stage(e, "create", "status")).isEqualTo("timeout");
+            assertThat(waited).as("bounded by the 5 s driver deadline").isLessThan(8);
+            m.clearFaults();
+            // Once the call returns, the same process fills again.
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            JsonNode again = null;
+            while (System.nanoTime() < deadline) {
+                exporter.request(new WorkerRequest.Release());
+                again = exporter.request(new WorkerRequest.Export(0, SIZE, 8L, null));
+                if (again.get("ok").asBoolean()) {
+                    break;
+                }
+                Thread.sleep(100);
+            }
+            assertThat(again.get("ok").asBoolean()).as(String.valueOf(again)).isTrue();
+            exporter.request(new WorkerRequest.Release());
+        }
+    }
 }
