@@ -62,12 +62,19 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-# ---- agents run as in the chart's pod: its JAVA_TOOL_OPTIONS, its 512Mi memory limit (MaxRAM gives the JVM the
-# container's view of memory: the heap is 60% of 512 MiB), the Dockerfile's entrypoint flag, and its
-# MALLOC_ARENA_MAX and CUDA_DEVICE_MAX_CONNECTIONS.
-tool_opts=$(sed -n 's/^ *javaToolOptions: *"\(.*\)"/\1/p' "$root/helm/imexprobe/values.yaml" 2>/dev/null | head -1)
-agent_jvm="${tool_opts:--XX:MaxRAMPercentage=60} -XX:MaxRAM=512m -XX:+ExitOnOutOfMemoryError"
-[ -n "$agent_jvm_given" ] && agent_jvm=$agent_jvm_given
+# ---- agents run as in the chart's pod: the image's JAVA_TOOL_OPTIONS (the Dockerfile's ENV: SerialGC, C1 only)
+# with the chart's agent.javaToolOptions appended when set (as templates/_pod.tpl renders it), its 512Mi memory
+# limit (MaxRAM gives the JVM the container's view of memory: the heap is 60% of 512 MiB), the Dockerfile's
+# entrypoint flag, and its MALLOC_ARENA_MAX and CUDA_DEVICE_MAX_CONNECTIONS. No fallback: without the image's flags
+# the JVM picks G1 and C2 by itself, which cost the scale agent 40-120 MiB of RSS unnoticed (docs/performance.md).
+if [ -n "$agent_jvm_given" ]; then
+  agent_jvm=$agent_jvm_given
+else
+  image_opts=$(sed -n 's/^ENV JAVA_TOOL_OPTIONS="\([^"]*\)".*/\1/p' "$root/Dockerfile" 2>/dev/null | head -1)
+  [ -n "$image_opts" ] || { echo "bench: no ENV JAVA_TOOL_OPTIONS=\"…\" in $root/Dockerfile: the agents' JVM flags are unknown (pass --agent-jvm)" >&2; exit 2; }
+  tool_opts=$(sed -n 's/^ *javaToolOptions: *"\(.*\)"/\1/p' "$root/helm/imexprobe/values.yaml" 2>/dev/null | head -1)
+  agent_jvm="$image_opts${tool_opts:+ $tool_opts} -XX:MaxRAM=512m -XX:+ExitOnOutOfMemoryError"
+fi
 if [ "$print_agent_jvm" = 1 ]; then echo "$agent_jvm"; exit 0; fi
 
 if [ -z "$java" ]; then
@@ -170,6 +177,7 @@ if [ "${aot:-$((1 - quick))}" = 1 ]; then
   agent_jvm="$agent_jvm -XX:AOTCache=$work/app/imexprobe.aot"
 fi
 
+echo "bench: the agents' JVM flags: $agent_jvm" >&2
 args=(--jar "$agent_jar" --java "$java" --work "$work" --driver-floor "$work/floor.json" --driver-floor-command
   "$work/driver_floor $floor_args" --out "$out" --agent-jvm "$agent_jvm")
 [ "$quick" = 1 ] && args+=(--quick)
