@@ -27,6 +27,7 @@
 #   --aot | --no-aot   agents start as in the image, from the extracted jar and the AOT cache that
 #              src/main/docker/aot-cache.sh trains with the agents' flags (default), or from the fat jar
 #              (the default of --quick, which skips the ~10 s training)
+#   --print-agent-jvm   print the agents' JVM flags (without the AOT cache's) and exit
 #
 # On the GPU host (no Maven, no JDK; the bundle of `gpu/bundle.sh`, gcc, python3):
 #   OUT=/tmp/out bash gpu/bench.sh   (it calls this script with the bundle's runtime and jar)
@@ -34,7 +35,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
-quick=0; out=""; java=""; jar=""; bench_jar=""; driver=auto; keep=0; sections=""; copy_sizes=""; scale_rounds=""; compare=(); agent_jvm_given=""; agent_env=""; aot=""
+quick=0; out=""; java=""; jar=""; bench_jar=""; driver=auto; keep=0; sections=""; copy_sizes=""; scale_rounds=""; compare=(); agent_jvm_given=""; agent_env=""; aot=""; print_agent_jvm=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -54,11 +55,27 @@ while [ $# -gt 0 ]; do
     --agent-env) agent_env=$2; shift ;;
     --aot) aot=1 ;;
     --no-aot) aot=0 ;;
-    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --print-agent-jvm) print_agent_jvm=1 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown option '$1' (--help)" >&2; exit 64 ;;
   esac
   shift
 done
+
+# ---- agents run as in the chart's pod: the image's JAVA_TOOL_OPTIONS (the Dockerfile's ENV: SerialGC, C1 only)
+# with the chart's agent.javaToolOptions appended when set (as templates/_pod.tpl renders it), its 512Mi memory
+# limit (MaxRAM gives the JVM the container's view of memory: the heap is 60% of 512 MiB), the Dockerfile's
+# entrypoint flag, and its MALLOC_ARENA_MAX and CUDA_DEVICE_MAX_CONNECTIONS. No fallback: without the image's flags
+# the JVM picks G1 and C2 by itself, which cost the scale agent 40-120 MiB of RSS unnoticed (docs/performance.md).
+if [ -n "$agent_jvm_given" ]; then
+  agent_jvm=$agent_jvm_given
+else
+  image_opts=$(sed -n 's/^ENV JAVA_TOOL_OPTIONS="\([^"]*\)".*/\1/p' "$root/Dockerfile" 2>/dev/null | head -1)
+  [ -n "$image_opts" ] || { echo "bench: no ENV JAVA_TOOL_OPTIONS=\"…\" in $root/Dockerfile: the agents' JVM flags are unknown (pass --agent-jvm)" >&2; exit 2; }
+  tool_opts=$(sed -n 's/^ *javaToolOptions: *"\(.*\)"/\1/p' "$root/helm/imexprobe/values.yaml" 2>/dev/null | head -1)
+  agent_jvm="$image_opts${tool_opts:+ $tool_opts} -XX:MaxRAM=512m -XX:+ExitOnOutOfMemoryError"
+fi
+if [ "$print_agent_jvm" = 1 ]; then echo "$agent_jvm"; exit 0; fi
 
 if [ -z "$java" ]; then
   if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then java=$JAVA_HOME/bin/java; else java=$(command -v java || true); fi
@@ -146,15 +163,9 @@ else
   "$work/driver_floor" $floor_args --out "$work/floor.json"
 fi
 
-# ---- agents run as in the chart's pod: its JAVA_TOOL_OPTIONS, its 512Mi memory limit (MaxRAM gives the JVM the
-# container's view of memory: the heap is 60% of 512 MiB), the Dockerfile's entrypoint flag, and its
-# MALLOC_ARENA_MAX and CUDA_DEVICE_MAX_CONNECTIONS.
-tool_opts=$(sed -n 's/^ *javaToolOptions: *"\(.*\)"/\1/p' "$root/helm/imexprobe/values.yaml" 2>/dev/null | head -1)
-agent_jvm="${tool_opts:--XX:MaxRAMPercentage=60} -XX:MaxRAM=512m -XX:+ExitOnOutOfMemoryError"
 image_env=$(grep -oE '(MALLOC_ARENA_MAX|CUDA_DEVICE_MAX_CONNECTIONS)=[0-9]+' "$root/Dockerfile" 2>/dev/null | tr '\n' ' ' || true)
 image_env=${image_env% }
 agent_env="${image_env}${agent_env:+ $agent_env}"
-[ -n "$agent_jvm_given" ] && agent_jvm=$agent_jvm_given
 
 # ---- the image's start layout: the jar extracted and an AOT cache trained with the agents' own flags -----------
 agent_jar=$jar
@@ -166,6 +177,7 @@ if [ "${aot:-$((1 - quick))}" = 1 ]; then
   agent_jvm="$agent_jvm -XX:AOTCache=$work/app/imexprobe.aot"
 fi
 
+echo "bench: the agents' JVM flags: $agent_jvm" >&2
 args=(--jar "$agent_jar" --java "$java" --work "$work" --driver-floor "$work/floor.json" --driver-floor-command
   "$work/driver_floor $floor_args" --out "$out" --agent-jvm "$agent_jvm")
 [ "$quick" = 1 ] && args+=(--quick)
