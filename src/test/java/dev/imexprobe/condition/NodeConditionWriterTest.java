@@ -1,21 +1,18 @@
 package dev.imexprobe.condition;
 
 import dev.imexprobe.kubernetes.KubernetesApi;
+import dev.imexprobe.testing.FakeKubernetesApi;
 import dev.imexprobe.testing.MutableClock;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,7 +27,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.patchRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The writer against WireMock: when it patches, what it patches, what it does when the API refuses. */
@@ -41,7 +37,8 @@ class NodeConditionWriterTest {
     static final JsonMapper JSON = JsonMapper.builder().build();
     // Long enough that a loaded machine's slow answer is not taken for an unreachable API (a second patch).
     static final Duration API_TIMEOUT = Duration.ofSeconds(3);
-    static WireMockServer api;
+    @RegisterExtension
+    static final FakeKubernetesApi api = FakeKubernetesApi.resetBeforeEachTest();
 
     final MutableClock clock = new MutableClock(Instant.parse("2026-12-04T00:00:00Z"));
     final List<String> results = new ArrayList<>();
@@ -51,25 +48,12 @@ class NodeConditionWriterTest {
     static final NodeJudge.Verdict TRUE = new NodeJudge.Verdict(NodeJudge.Status.TRUE, "ImportsPass", "2 of 2 pass");
     static final NodeJudge.Verdict FALSE = new NodeJudge.Verdict(NodeJudge.Status.FALSE, "CreateNotPermitted", "bad");
 
-    @BeforeAll
-    static void start() {
-        api = new WireMockServer(options().dynamicPort());
-        api.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        api.stop();
-    }
-
     @BeforeEach
-    void reset() {
-        api.resetAll();
+    void stubTheNodeAndItsEvents() {
         api.stubFor(get(urlPathEqualTo(NODE_PATH)).willReturn(okJson("{\"kind\":\"Node\",\"status\":{}}")));
         api.stubFor(patch(urlPathEqualTo(NODE_PATH + "/status")).willReturn(okJson("{\"kind\":\"Node\"}")));
         api.stubFor(post(urlPathEqualTo(EVENTS_PATH)).willReturn(aResponse().withStatus(201).withBody("{}")));
-        KubernetesApi client = new KubernetesApi(new KubernetesApi.Settings(URI.create(api.baseUrl()),
-                Path.of("/nonexistent/token"), null, API_TIMEOUT, 0, Duration.ZERO));
+        KubernetesApi client = api.client(API_TIMEOUT, 0, Duration.ZERO);
         events = new NodeEvents(client, "node-a", "default", "imexprobe-x", 3, Duration.ofMinutes(1), clock);
         writer = new NodeConditionWriter(client, "node-a", Duration.ofMinutes(5), events, results::add, clock);
     }

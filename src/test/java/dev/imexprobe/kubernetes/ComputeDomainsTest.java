@@ -1,23 +1,13 @@
 package dev.imexprobe.kubernetes;
 
+import dev.imexprobe.testing.CapturedLogs;
+import dev.imexprobe.testing.FakeKubernetesApi;
 import dev.imexprobe.testing.MutableClock;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
-
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -28,7 +18,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -39,37 +28,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ComputeDomainsTest {
 
     static final String NODE = "gb200-07";
-    static WireMockServer api;
+    @RegisterExtension
+    static final FakeKubernetesApi api = FakeKubernetesApi.resetBeforeEachTest();
+    @RegisterExtension
+    final CapturedLogs logs = new CapturedLogs(ComputeDomains.class);
     final MutableClock clock = new MutableClock(Instant.parse("2026-12-01T10:00:00Z"));
-    ListAppender<ILoggingEvent> logs;
-
-    @BeforeAll
-    static void start() {
-        api = new WireMockServer(options().dynamicPort());
-        api.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        api.stop();
-    }
-
-    @BeforeEach
-    void reset() {
-        api.resetAll();
-        logs = new ListAppender<>();
-        logs.start();
-        ((Logger) LoggerFactory.getLogger(ComputeDomains.class)).addAppender(logs);
-    }
-
-    @AfterEach
-    void detach() {
-        ((Logger) LoggerFactory.getLogger(ComputeDomains.class)).detachAppender(logs);
-    }
 
     ComputeDomains domains() {
-        KubernetesApi client = new KubernetesApi(new KubernetesApi.Settings(URI.create(api.baseUrl()),
-                Path.of("/nonexistent/token"), null, Duration.ofSeconds(20), 0, Duration.ofMillis(10)));
+        KubernetesApi client = api.client(Duration.ofSeconds(20), 0, Duration.ofMillis(10));
         return new ComputeDomains(client, NODE, Duration.ofSeconds(60), clock);
     }
 

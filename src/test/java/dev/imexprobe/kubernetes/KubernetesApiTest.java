@@ -1,13 +1,12 @@
 package dev.imexprobe.kubernetes;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
+import dev.imexprobe.testing.FakeKubernetesApi;
+
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -24,32 +23,16 @@ import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The one API client: retries and backoff, what is not retried, the timeout, the token. */
 class KubernetesApiTest {
 
-    static WireMockServer api;
+    @RegisterExtension
+    static final FakeKubernetesApi api = FakeKubernetesApi.resetBeforeEachTest();
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void start() {
-        api = new WireMockServer(options().dynamicPort());
-        api.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        api.stop();
-    }
-
-    @BeforeEach
-    void reset() {
-        api.resetAll();
-    }
 
     KubernetesApi client(int retries, Duration timeout) {
         return new KubernetesApi(new KubernetesApi.Settings(URI.create(api.baseUrl() + "/"), dir.resolve("token"),

@@ -1,24 +1,14 @@
 package dev.imexprobe.kubernetes;
 
+import dev.imexprobe.testing.CapturedLogs;
+import dev.imexprobe.testing.FakeKubernetesApi;
 import dev.imexprobe.testing.MutableClock;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
-
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.slf4j.LoggerFactory;
-
-import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -27,7 +17,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The agent's own Node's nvidia.com/gpu.clique from a fake API server: read, cached, and quiet when refused. */
@@ -36,37 +25,14 @@ class NodeCliqueLabelTest {
     static final String NODE = "gb200-07";
     static final String PATH = "/api/v1/nodes/" + NODE;
     static final String CLUSTER = "6a1c7b2e-5d0f-4c3b-9a8e-00000000c0de";
-    static WireMockServer api;
+    @RegisterExtension
+    static final FakeKubernetesApi api = FakeKubernetesApi.resetBeforeEachTest();
+    @RegisterExtension
+    final CapturedLogs logs = new CapturedLogs(NodeCliqueLabel.class);
     final MutableClock clock = new MutableClock(Instant.parse("2026-12-01T10:00:00Z"));
-    ListAppender<ILoggingEvent> logs;
-
-    @BeforeAll
-    static void start() {
-        api = new WireMockServer(options().dynamicPort());
-        api.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        api.stop();
-    }
-
-    @BeforeEach
-    void reset() {
-        api.resetAll();
-        logs = new ListAppender<>();
-        logs.start();
-        ((Logger) LoggerFactory.getLogger(NodeCliqueLabel.class)).addAppender(logs);
-    }
-
-    @AfterEach
-    void detach() {
-        ((Logger) LoggerFactory.getLogger(NodeCliqueLabel.class)).detachAppender(logs);
-    }
 
     NodeCliqueLabel label() {
-        KubernetesApi client = new KubernetesApi(new KubernetesApi.Settings(URI.create(api.baseUrl()),
-                Path.of("/nonexistent/token"), null, Duration.ofSeconds(20), 0, Duration.ofMillis(10)));
+        KubernetesApi client = api.client(Duration.ofSeconds(20), 0, Duration.ofMillis(10));
         return new NodeCliqueLabel(client, NODE, Duration.ofSeconds(60), clock);
     }
 

@@ -1,5 +1,6 @@
 package dev.imexprobe.peer;
 
+import dev.imexprobe.testing.FakeKubernetesApi;
 import dev.imexprobe.testing.MutableClock;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
@@ -7,10 +8,9 @@ import com.github.tomakehurst.wiremock.client.MappingBuilder;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.http.Fault;
 import dev.imexprobe.peer.PodFixtures.Pod;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -49,26 +49,15 @@ class KubernetesPeersTest {
     private static final String SELECTOR = "app.kubernetes.io/name=imexprobe,tier in (agent, probe)";
     private static final String PODS = "/api/v1/namespaces/" + NAMESPACE + "/pods";
 
-    private static WireMockServer api;
+    @RegisterExtension
+    static final FakeKubernetesApi api = FakeKubernetesApi.resetBeforeEachTest();
 
     @TempDir
     Path dir;
     private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
 
-    @BeforeAll
-    static void startApi() {
-        api = new WireMockServer(options().dynamicPort());
-        api.start();
-    }
-
-    @AfterAll
-    static void stopApi() {
-        api.stop();
-    }
-
     @BeforeEach
-    void reset() throws IOException {
-        api.resetAll();
+    void writeTheToken() throws IOException {
         Files.writeString(dir.resolve("token"), "token-1\n");
     }
 
