@@ -1,9 +1,9 @@
 package dev.imexprobe.condition;
 
+import dev.imexprobe.testing.FakeKubernetesApi;
 import dev.imexprobe.testing.MeshAgents;
 import dev.imexprobe.testing.MeshAgents.Agent;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.MappingBuilder;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 
@@ -16,6 +16,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -40,7 +41,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static dev.imexprobe.testing.MeshAgents.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -65,15 +65,14 @@ class NodeConditionIT {
     static final Duration SETTLE = Duration.ofSeconds(90);
     static final JsonMapper JSON = JsonMapper.builder().build();
 
-    static WireMockServer api;
+    @RegisterExtension
+    static final FakeKubernetesApi api = FakeKubernetesApi.keptAcrossTests();
     static MeshAgents mesh;
     static Agent a;
     static Agent b;
 
     @BeforeAll
     static void start() {
-        api = new WireMockServer(options().dynamicPort());
-        api.start();
         mesh = MeshAgents.forTest(NodeConditionIT.class);
         Map<String, String> common = new LinkedHashMap<>();
         common.put("IMEXPROBE_MESH_INTERVAL", "1s");
@@ -104,9 +103,6 @@ class NodeConditionIT {
     static void stop() {
         if (mesh != null) {
             mesh.close();
-        }
-        if (api != null) {
-            api.stop();
         }
     }
 

@@ -1,14 +1,14 @@
 package dev.imexprobe.mesh;
 
+import dev.imexprobe.testing.FakeKubernetesApi;
 import dev.imexprobe.testing.FakeMachine;
 import dev.imexprobe.testing.MeshAgents;
 import dev.imexprobe.testing.MeshAgents.Agent;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -23,7 +23,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -47,14 +46,13 @@ class ComputeDomainFindingsIT {
     static final Duration SETTLE = Duration.ofSeconds(90);
     static final JsonMapper JSON = JsonMapper.builder().build();
     static final List<String> NODES = List.of("node-a", "node-b", "node-c", "node-d");
-    static WireMockServer api;
+    @RegisterExtension
+    static final FakeKubernetesApi api = FakeKubernetesApi.keptAcrossTests();
     static MeshAgents mesh;
     static final Map<String, Agent> AGENTS = new LinkedHashMap<>();
 
     @BeforeAll
     static void start() {
-        api = new WireMockServer(options().dynamicPort());
-        api.start();
         serveComputeDomain();
         serveNodes();
         mesh = MeshAgents.forTest(ComputeDomainFindingsIT.class);
@@ -85,9 +83,6 @@ class ComputeDomainFindingsIT {
     static void stop() {
         if (mesh != null) {
             mesh.close();
-        }
-        if (api != null) {
-            api.stop();
         }
     }
 

@@ -1,9 +1,9 @@
 package dev.imexprobe.mesh;
 
+import dev.imexprobe.testing.FakeKubernetesApi;
 import dev.imexprobe.testing.MeshAgents;
 import dev.imexprobe.testing.MeshAgents.Agent;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 
 import tools.jackson.databind.JsonNode;
@@ -15,6 +15,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +28,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static dev.imexprobe.mesh.MeshStaticIT.allOk;
 import static dev.imexprobe.mesh.MeshStaticIT.failedPairs;
 import static dev.imexprobe.mesh.MeshStaticIT.hasFinding;
@@ -51,15 +51,14 @@ class MeshKubernetesIT {
     static final List<String> NODES = List.of("gb200-01", "gb200-02", "gb200-03", "gb200-04");
     static final JsonMapper JSON = JsonMapper.builder().build();
 
-    static WireMockServer api;
+    @RegisterExtension
+    static final FakeKubernetesApi api = FakeKubernetesApi.keptAcrossTests();
     static MeshAgents mesh;
     static final Map<String, Agent> AGENTS = new LinkedHashMap<>();
     static final List<Map<String, Object>> DECOYS = new ArrayList<>();
 
     @BeforeAll
     static void startTheDomain() {
-        api = new WireMockServer(options().dynamicPort());
-        api.start();
         mesh = MeshAgents.forTest(MeshKubernetesIT.class);
         for (String n : NODES) {
             AGENTS.put(n, mesh.add(n, Map.of(
@@ -83,9 +82,6 @@ class MeshKubernetesIT {
     static void stopTheDomain() {
         if (mesh != null) {
             mesh.close();
-        }
-        if (api != null) {
-            api.stop();
         }
     }
 

@@ -1,10 +1,9 @@
 package dev.imexprobe.mesh;
 
+import dev.imexprobe.testing.FakeKubernetesApi;
 import dev.imexprobe.testing.FakeMachine;
 import dev.imexprobe.testing.MeshAgents;
 import dev.imexprobe.testing.MeshAgents.Agent;
-
-import com.github.tomakehurst.wiremock.WireMockServer;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -15,6 +14,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +30,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static dev.imexprobe.mesh.MeshStaticIT.findingCodes;
 import static dev.imexprobe.mesh.MeshStaticIT.pairs;
 import static dev.imexprobe.testing.MeshAgents.eventually;
@@ -56,7 +55,8 @@ class SafeBesideJobsIT {
     static final List<String> NODES = List.of("node-a", "node-b", NO_CHANNEL, OBSERVER);
     static final JsonMapper JSON = JsonMapper.builder().build();
 
-    static WireMockServer api;
+    @RegisterExtension
+    static final FakeKubernetesApi api = FakeKubernetesApi.keptAcrossTests();
     static MeshAgents mesh;
     static ScheduledExecutorService kubelet;
     static final Map<String, Agent> AGENTS = new LinkedHashMap<>();
@@ -65,8 +65,6 @@ class SafeBesideJobsIT {
 
     @BeforeAll
     static void startTheDomain() {
-        api = new WireMockServer(options().dynamicPort());
-        api.start();
         mesh = MeshAgents.forTest(SafeBesideJobsIT.class);
         for (String n : NODES) {
             boolean channel = !n.equals(NO_CHANNEL) && !n.equals(OBSERVER);
@@ -99,9 +97,6 @@ class SafeBesideJobsIT {
         }
         if (mesh != null) {
             mesh.close();
-        }
-        if (api != null) {
-            api.stop();
         }
     }
 
