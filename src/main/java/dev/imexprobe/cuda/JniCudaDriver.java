@@ -14,7 +14,6 @@ public final class JniCudaDriver implements CudaDriver {
 
     private static volatile JniCudaDriver instance;
 
-
     private final DriverStatus status;
     private final PrimaryContexts contexts = new PrimaryContexts(o -> CudaNative.ctxRelease(o) == 1,
             Duration.ofSeconds(2));

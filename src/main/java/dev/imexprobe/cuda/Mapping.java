@@ -47,9 +47,11 @@ public final class Mapping implements AutoCloseable {
     /** How the last fill on this GPU wrote the pattern, for a stage's detail ("" when not known). */
     public String fillWay() {
         int k = driver.patternKernel(ordinal);
+        if (k < 0) {
+            return "";
+        }
         return k == 0 ? " (by the GPU's fill kernel)"
-                : k > 0 ? " (through host memory: the driver could not load the fill kernel, " + CuResult.of(k).name() + ")"
-                : "";
+                : " (through host memory: the driver could not load the fill kernel, " + CuResult.of(k).name() + ")";
     }
 
     /** Value: offset of the first word that differs from the seed's pattern, or -1. */
