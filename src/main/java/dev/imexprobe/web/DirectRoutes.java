@@ -15,7 +15,6 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.filter.OncePerRequestFilter;
-import org.springframework.web.filter.ServerHttpObservationFilter;
 
 import tools.jackson.databind.json.JsonMapper;
 
@@ -158,9 +157,9 @@ public class DirectRoutes extends OncePerRequestFilter {
         return v == null || v.isEmpty() ? fallback : v; // @RequestParam's defaultValue: missing or empty
     }
 
-    /** The http.server.requests observation names the route as MVC would have. */
+    /** http.server.requests names the route as MVC would have (RouteTimer times it). */
     private static void observed(HttpServletRequest request, String pattern) {
-        ServerHttpObservationFilter.findObservationContext(request).ifPresent(c -> c.setPathPattern(pattern));
+        request.setAttribute(RouteTimer.PATTERN, pattern);
     }
 
     private void problem(HttpServletRequest request, HttpServletResponse response, ResponseEntity<ProblemDetail> r)

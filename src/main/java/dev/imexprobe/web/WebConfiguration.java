@@ -5,6 +5,9 @@ import dev.imexprobe.agent.AgentProperties;
 import dev.imexprobe.mesh.ProbeRecorder;
 import dev.imexprobe.probe.DriverExecutor;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationPredicate;
+
 import jakarta.validation.Validator;
 
 import org.apache.catalina.core.StandardHost;
@@ -37,6 +40,20 @@ public class WebConfiguration implements WebMvcConfigurer {
         r.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         r.addUrlPatterns("/v1/*");
         return r;
+    }
+
+    /** The probe's two requests timed into http.server.requests without the observation (RouteTimer says why). */
+    @Bean
+    FilterRegistrationBean<RouteTimer> routeTimer(MeterRegistry registry) {
+        FilterRegistrationBean<RouteTimer> r = new FilterRegistrationBean<>(new RouteTimer(registry));
+        r.setOrder(Ordered.HIGHEST_PRECEDENCE); // before the observation filter, whose predicate reads its mark
+        r.addUrlPatterns(DirectRoutes.PROBE, DirectRoutes.IMPORTS);
+        return r;
+    }
+
+    @Bean
+    ObservationPredicate observedElsewhere() {
+        return RouteTimer.observedElsewhere();
     }
 
     /** Before anything else on the probe's two requests: a driver worker woken while they are read (DriverWake). */

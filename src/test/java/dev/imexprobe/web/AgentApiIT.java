@@ -479,6 +479,76 @@ class AgentApiIT {
                         : c.body() != null && !c.body().isEmpty() && c.body().length() <= 16 * 1024));
     }
 
+    /**
+     * /probe and /v1/imports are timed by RouteTimer, not by Spring's observation: each request counted once, under
+     * the same metric and the same label names as a route the observation times (/v1/node), the route named as MVC
+     * names it, the status and outcome its own.
+     */
+    @Test
+    void theProbesTwoRoutesAreTimedOnceWithTheLabelsOfEveryOtherRoute() {
+        assertThat(agent.get("/v1/node").status()).isEqualTo(200);
+        String before = agent.get("/actuator/prometheus").body();
+        int refused = 2 + new Random().nextInt(4);
+        for (int i = 0; i < refused; i++) {
+            assertThat(agent.get("/probe").status()).isEqualTo(400);
+        }
+        AgentProcess.Reply probed = agent.get("/probe?target=" + agent.hostPort()
+                + "&direction=push&writeback=false&gpu=0&peerGpu=1");
+        assertThat(probed.json().get("verdict").asString()).as("%s", probed).isEqualTo("pass");
+        String after = agent.get("/actuator/prometheus").body();
+
+        Map<String, String> node = requestsCount(after, Map.of("uri", "/v1/node", "status", "200"));
+        Map<String, String> badProbe = requestsCount(after, Map.of("uri", "/probe", "status", "400"));
+        Map<String, String> imported = requestsCount(after, Map.of("uri", "/v1/imports", "status", "200"));
+        assertThat(badProbe.keySet()).as("the observation's label names").isEqualTo(node.keySet());
+        assertThat(imported.keySet()).isEqualTo(node.keySet());
+        assertThat(badProbe).containsEntry("method", "GET").containsEntry("outcome", "CLIENT_ERROR")
+                .containsEntry("exception", "none").containsEntry("error", "none");
+        assertThat(imported).containsEntry("method", "POST").containsEntry("outcome", "SUCCESS");
+        assertThat(count(badProbe) - count(requestsCountOrNone(before, Map.of("uri", "/probe", "status", "400"))))
+                .as("each refused /probe counted under its route").isEqualTo(refused);
+        assertThat(count(imported) - count(requestsCountOrNone(before, Map.of("uri", "/v1/imports", "status", "200"))))
+                .as("the probe's one import counted under its route").isEqualTo(1);
+        // Once, not also by the observation under another series (uri UNKNOWN): the sums over every series.
+        assertThat(sum(after, "status=\"400\"") - sum(before, "status=\"400\"")).isEqualTo(refused);
+        assertThat(sum(after, "method=\"POST\"") - sum(before, "method=\"POST\"")).isEqualTo(1);
+    }
+
+    private static long sum(String scrape, String label) {
+        return scrape.lines().filter(l -> l.startsWith("http_server_requests_seconds_count{") && l.contains(label))
+                .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf('}') + 1).trim())).sum();
+    }
+
+    /** The labels of the http_server_requests_seconds_count line with these labels, and its value under "=". */
+    private static Map<String, String> requestsCount(String scrape, Map<String, String> labels) {
+        Map<String, String> found = requestsCountOrNone(scrape, labels);
+        assertThat(found).as("a count line with %s in%n%s", labels, scrape).isNotNull();
+        return found;
+    }
+
+    private static Map<String, String> requestsCountOrNone(String scrape, Map<String, String> labels) {
+        for (String line : scrape.split("\n")) {
+            if (!line.startsWith("http_server_requests_seconds_count{")) {
+                continue;
+            }
+            Map<String, String> parsed = new LinkedHashMap<>();
+            String inside = line.substring(line.indexOf('{') + 1, line.lastIndexOf('}'));
+            for (String pair : inside.split(",(?=[a-z_]+=\")")) {
+                int eq = pair.indexOf('=');
+                parsed.put(pair.substring(0, eq), pair.substring(eq + 2, pair.length() - 1));
+            }
+            if (parsed.entrySet().containsAll(labels.entrySet())) {
+                parsed.put("=", line.substring(line.lastIndexOf('}') + 1).trim());
+                return parsed;
+            }
+        }
+        return null;
+    }
+
+    private static long count(Map<String, String> line) {
+        return line == null ? 0 : (long) Double.parseDouble(line.get("="));
+    }
+
     @Test
     void anUnknownPeerGpuIsTheCallersMistakeToo() {
         AgentProcess.Reply r = agent.get("/probe?target=" + agent.hostPort() + "&peerGpu=GPU-nope");
