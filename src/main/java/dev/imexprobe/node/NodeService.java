@@ -88,6 +88,11 @@ public final class NodeService implements LocalAgent, dev.imexprobe.probe.Contex
         if (selector == null || selector.isBlank()) {
             return gpus.getFirst();
         }
+        for (GpuDevice d : gpus) {
+            if (selector.equals(d.uuid())) {
+                return d; // what the agents send: the exact UUID, found without building the selector's list
+            }
+        }
         GpuSelector.Gpu g = GpuSelector.select(selector, gpus.stream().map(d -> new GpuSelector.Gpu(d.index(), d.uuid()))
                 .toList(), "this agent (" + node() + ")").getFirst();
         return gpus.stream().filter(d -> d.index() == g.index()).findFirst().orElseThrow();
