@@ -8,7 +8,9 @@
 # COUNT probes after WARMUP (default 500 / 300) for each write-back setting, in 5 rounds. With
 # .gpu-bundle/old-classes.tgz (OLD_CLASSES) a second pair of agents from the other build is probed alternately. JFR=1 also records both agents
 # (1 ms execution sampling; the bundle carries jdk.jfr): the judged figures are then under the profiler, so the
-# default is off. Writes $OUT/hotpath.json (every figure), $OUT/hotpath.log, the floors' and agents' files.
+# default is off. TRACE=1 records the agents' timeline events instead (dev.imexprobe.trace.Timeline, JFR's
+# default settings) and the caller's send and receive times ($OUT/caller-trace.json): python3 gpu/timeline.py $OUT
+# gives the wall-clock account of an exchange. Writes $OUT/hotpath.json (every figure), $OUT/hotpath.log, the floors' and agents' files.
 # Knobs for finding where the time goes (each run still prints every figure): JVM_FLAGS replaces the agents'
 # JVM flags (default: the image's); FLOORS=0 skips the C and HTTP floors; QOS=1 holds /dev/cpu_dma_latency at 0
 # for the run (CPUs kept out of deep idle states, as tuned's latency-performance profile does; released at exit);
@@ -71,6 +73,7 @@ for pair in $PAIRS; do
   for n in a b; do
     jfr=()
     [ "${JFR:-0}" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$OUT/agent-$tag-$n.jfr,settings=profile,jdk.ExecutionSample#period=1ms,dumponexit=true" -XX:FlightRecorderOptions:stackdepth=256)
+    [ "${TRACE:-0}" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$OUT/agent-$tag-$n.jfr,settings=default,dumponexit=true")
     extra=(); [ -n "${VARENV[$tag]:-}" ] && IFS=, read -ra extra <<< "${VARENV[$tag]}"
     flags=$JVM_FLAGS; envs=()
     for e in "${extra[@]}"; do case "$e" in JVM=*) flags=${e#JVM=}; flags=${flags//\~/ } ;; *) envs+=("$e") ;; esac; done
@@ -83,7 +86,7 @@ for p in $PORTS; do
   for i in $(seq 160); do curl -sf localhost:$p/actuator/health/readiness >/dev/null && break; sleep 0.25; done
 done
 PYTHONUNBUFFERED=1 timeout $((200 + WARMUP / 10)) python3 - "$COUNT" "$WARMUP" "$OUT/probe.json" $PAIRS <<'PY' 2>&1 | tee -a "$LOG"
-import http.client, json, socket, sys, time
+import http.client, json, os, socket, sys, time
 count, warmup, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 tags = [p.split(":")[0] for p in sys.argv[4:]]
 ROUNDS = 5
@@ -123,6 +126,7 @@ def raw_get(tag, req):
     if b"connection: close" in lines:
         s.close(); raw_conn(tag)
     return body
+trace = [] if os.environ.get("TRACE") == "1" else None  # the caller's side of gpu/timeline.py (CLOCK_MONOTONIC)
 samples = {(t, wb, k): ([], [], {}, [0]) for t in tags for wb in ("false", "true") for k in ("http.client", "raw")}
 def run(tag, wb, n, keep):
     c, target = conns[tag]
@@ -131,11 +135,15 @@ def run(tag, wb, n, keep):
     for i in range(n):
         kind = ("http.client", "raw")[i % 2]
         times, server, stages, fails = samples[(tag, wb, kind)]
-        t = time.perf_counter()
+        t = time.perf_counter(); sent = time.monotonic_ns()
         if kind == "raw":
-            body = raw_get(tag, req); ms = (time.perf_counter() - t) * 1000; r = json.loads(body)
+            body = raw_get(tag, req); ms = (time.perf_counter() - t) * 1000; got = time.monotonic_ns(); r = json.loads(body)
         else:
             c.request("GET", path); r = json.loads(c.getresponse().read()); ms = (time.perf_counter() - t) * 1000
+            got = time.monotonic_ns()
+        if keep and trace is not None:
+            trace.append({"pair": tag, "writeback": wb, "caller": kind, "sentNanos": sent, "receivedNanos": got,
+                          "verdict": r["verdict"]})
         if keep:
             times.append(ms); server.append(r["durationSeconds"] * 1000); fails[0] += r["verdict"] != "pass"
             for st in r["results"][0]["stages"]:
@@ -156,6 +164,8 @@ for (tag, wb, kind), (times, server, stages, fails) in samples.items():
           f"p90 {q(s, .9)} ms, p99 {q(s, .99)} ms; agent's own p50 {q(sorted(server), .5)} ms")
     print("  stage p50 ms:", res[key]["stageP50Ms"])
 json.dump(res, open(out, "w"), indent=1)
+if trace is not None:
+    json.dump(trace, open(os.path.join(os.path.dirname(out), "caller-trace.json"), "w"))
 PY
 set -- $PIDS  # started in the order of PORTS (setsid execs in place: $! is the JVM); ss is not on every host
 for p in $PORTS; do

@@ -6,6 +6,7 @@ import dev.imexprobe.api.ImportReply;
 import dev.imexprobe.api.ImportRequest;
 import dev.imexprobe.api.StageReply;
 import dev.imexprobe.api.VerifyRequest;
+import dev.imexprobe.trace.Timeline;
 
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -125,6 +126,7 @@ public final class PeerClient {
             }
         }
         PeerHttp.Answer response;
+        long sending = System.nanoTime();
         try {
             response = DEADLINE.isBound() ? http.exchange(target, method, path, bytes, headers, DEADLINE.get())
                     : http.exchange(target, method, path, bytes, headers);
@@ -156,6 +158,7 @@ public final class PeerClient {
         }
         try {
             T value = json.readValue(reply, type);
+            callEvent(path, start, sending, start + nanos);
             if (value == null) {
                 return PeerCall.failed(PeerCall.Kind.GARBLED, status, "empty answer", nanos);
             }
@@ -163,6 +166,18 @@ public final class PeerClient {
         } catch (JacksonException e) {
             return PeerCall.failed(PeerCall.Kind.GARBLED, status, "answer is not a valid " + type.getSimpleName()
                     + ": " + e.getOriginalMessage(), nanos);
+        }
+    }
+
+    private static void callEvent(String path, long began, long sending, long answered) {
+        Timeline.PeerCall event = new Timeline.PeerCall();
+        if (event.isEnabled()) {
+            event.path = path;
+            event.beganNanos = began;
+            event.sendingNanos = sending;
+            event.answeredNanos = answered;
+            event.parsedNanos = System.nanoTime();
+            event.commit();
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.imexprobe.probe;
 
+import dev.imexprobe.trace.Timeline;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -181,6 +183,8 @@ public final class StageEngine {
         /** Read without the lock by a caller spinning for the end. */
         private volatile boolean done;
         private final long submitted;
+        /** When the worker took the list: for {@link Timeline.DriverHop} only. */
+        private volatile long startedAt;
         private long doneAt;
         private boolean abandoned;
         /** The executor's record of the call the caller gave up on, set with {@code abandoned}. */
@@ -205,6 +209,7 @@ public final class StageEngine {
 
         /** On the driver thread. */
         void work() {
+            startedAt = System.nanoTime();
             boolean finishedAll = runLoop(stages, 0, new Course(null), stage -> runHere(session, stage), this::publish);
             if (!finishedAll) {
                 executor.stuckCallReturned(stuckCall);
@@ -260,12 +265,29 @@ public final class StageEngine {
                 if (kind != null) {
                     expected.record(kind, doneAt - submitted);
                 }
+                hopEvent();
                 return List.copyOf(Arrays.asList(results));
             } finally {
                 lock.unlock();
                 if (interrupted) {
                     Thread.currentThread().interrupt();
                 }
+            }
+        }
+
+        private void hopEvent() {
+            Timeline.DriverHop event = new Timeline.DriverHop();
+            if (event.isEnabled()) {
+                StringBuilder names = new StringBuilder();
+                for (ProbeStage stage : stages) {
+                    names.append(names.isEmpty() ? "" : ",").append(stage.stage().label());
+                }
+                event.stages = names.toString();
+                event.submittedNanos = submitted;
+                event.startedNanos = startedAt;
+                event.finishedNanos = doneAt;
+                event.resumedNanos = System.nanoTime();
+                event.commit();
             }
         }
 

@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.ObservationPredicate;
 
+import dev.imexprobe.trace.Timeline;
+
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.RequestDispatcher;
@@ -15,6 +17,10 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+
+import org.apache.catalina.connector.Request;
+import org.apache.catalina.connector.Response;
+import org.apache.catalina.valves.ValveBase;
 
 import org.springframework.http.server.observation.DefaultServerRequestObservationConvention;
 import org.springframework.http.server.observation.ServerRequestObservationContext;
@@ -40,6 +46,8 @@ final class RouteTimer implements Filter {
 
     /** Set on a request timed here; the observation predicate reads it. */
     static final String TIMED = RouteTimer.class.getName() + ".timed";
+    /** When Tomcat began parsing the request (System.nanoTime()), set by {@link ParseStart}. */
+    static final String PARSED = RouteTimer.class.getName() + ".parsed";
     /** The route's pattern, set by whoever answers it outside MVC (MVC leaves its own attribute). */
     static final String PATTERN = RouteTimer.class.getName() + ".pattern";
 
@@ -80,8 +88,33 @@ final class RouteTimer implements Filter {
             if (error == null && request.getAttribute(RequestDispatcher.ERROR_EXCEPTION) instanceof Throwable t) {
                 error = t;
             }
-            timer(request, response, error).record(registry.config().clock().monotonicTime() - start,
-                    TimeUnit.NANOSECONDS);
+            long end = registry.config().clock().monotonicTime();
+            timer(request, response, error).record(end - start, TimeUnit.NANOSECONDS);
+            Timeline.Request event = new Timeline.Request();
+            if (event.isEnabled()) {
+                event.route = request.getMethod() + " " + request.getRequestURI();
+                event.status = response.getStatus();
+                event.parsedNanos = request.getAttribute(PARSED) instanceof Long p ? p : 0;
+                event.enteredNanos = start;
+                event.answeredNanos = end;
+                event.commit();
+            }
+        }
+    }
+
+    /**
+     * Engine valve: hands Tomcat's own start of the request (its worker read the first byte) to the filters as
+     * {@link #PARSED}, for {@link Timeline.Request}: the time before it is the network and Tomcat's hand-off.
+     */
+    static final class ParseStart extends ValveBase {
+        ParseStart() {
+            super(true);
+        }
+
+        @Override
+        public void invoke(Request request, Response response) throws IOException, ServletException {
+            request.setAttribute(PARSED, request.getCoyoteRequest().getStartTimeNanos());
+            getNext().invoke(request, response);
         }
     }
 

@@ -95,6 +95,12 @@ public class WebConfiguration implements WebMvcConfigurer {
         return r;
     }
 
+    /** Tomcat's start of each request, for the probe's timeline events (RouteTimer.ParseStart). */
+    @Bean
+    WebServerFactoryCustomizer<ConfigurableTomcatWebServerFactory> parseStart() {
+        return factory -> factory.addEngineValves(new RouteTimer.ParseStart());
+    }
+
     /** Tomcat's own error answers (requests it refuses before mapping them) as problem+json, not HTML. */
     @Bean
     WebServerFactoryCustomizer<ConfigurableTomcatWebServerFactory> problemErrorReports() {

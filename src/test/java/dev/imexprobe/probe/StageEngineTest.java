@@ -93,6 +93,30 @@ class StageEngineTest {
         assertThat(r.get(3).detail()).isEqualTo("nothing to release");
     }
 
+    /** Each list handed to the pool is one imexprobe.DriverHop event while a recording asks for it, its points in order. */
+    @Test
+    void aRecordingSeesEachHopWithItsFourPointsInOrder() throws Exception {
+        long sleep = 20 + new java.util.Random().nextInt(20);
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("hop", ".jfr");
+        try (jdk.jfr.Recording recording = new jdk.jfr.Recording()) {
+            recording.enable("imexprobe.DriverHop");
+            recording.start();
+            engine.run(session(), List.of(ok(Stage.IMPORT, sleep), new ReleaseStage()));
+            recording.stop();
+            recording.dump(file);
+        }
+        List<jdk.jfr.consumer.RecordedEvent> events = jdk.jfr.consumer.RecordingFile.readAllEvents(file);
+        java.nio.file.Files.delete(file);
+        assertThat(events).hasSize(1);
+        jdk.jfr.consumer.RecordedEvent e = events.getFirst();
+        assertThat(e.getString("stages")).isEqualTo(Stage.IMPORT.label() + "," + Stage.RELEASE.label());
+        long submitted = e.getLong("submittedNanos"), started = e.getLong("startedNanos");
+        long finished = e.getLong("finishedNanos"), resumed = e.getLong("resumedNanos");
+        assertThat(submitted).isPositive().isLessThanOrEqualTo(started);
+        assertThat(finished - started).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(sleep));
+        assertThat(resumed).isGreaterThanOrEqualTo(finished);
+    }
+
     @Test
     void afterAFailureLaterStagesAreSkippedButReleaseRuns() {
         ProbeStage failing = stage(Stage.MAP, () -> { }, StageOutcome.failed(CuResult.of(1), "cuMemMap returned it"));

@@ -75,6 +75,31 @@ class RouteTimerTest {
                 new ServerRequestObservationContext(other, new MockHttpServletResponse()))).isTrue();
     }
 
+    /** While a recording asks for it, each timed request is one imexprobe.Request event with Tomcat's start. */
+    @Test
+    void aRecordingSeesTheRequestFromTomcatsStartToItsAnswer() throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("request", ".jfr");
+        long parsed = System.nanoTime();
+        try (jdk.jfr.Recording recording = new jdk.jfr.Recording()) {
+            recording.enable("imexprobe.Request");
+            recording.start();
+            MockHttpServletRequest request = new MockHttpServletRequest("POST", "/v1/imports");
+            request.setAttribute(RouteTimer.PARSED, parsed);
+            timer.doFilter(request, new MockHttpServletResponse(), (req, res) -> ((MockHttpServletResponse) res).setStatus(409));
+            recording.stop();
+            recording.dump(file);
+        }
+        var events = jdk.jfr.consumer.RecordingFile.readAllEvents(file);
+        java.nio.file.Files.delete(file);
+        assertThat(events).hasSize(1);
+        var e = events.getFirst();
+        assertThat(e.getString("route")).isEqualTo("POST /v1/imports");
+        assertThat(e.getInt("status")).isEqualTo(409);
+        assertThat(e.getLong("parsedNanos")).isEqualTo(parsed);
+        assertThat(e.getLong("enteredNanos")).isGreaterThanOrEqualTo(parsed);
+        assertThat(e.getLong("answeredNanos")).isGreaterThanOrEqualTo(e.getLong("enteredNanos"));
+    }
+
     private Timer only() {
         assertThat(registry.getMeters()).hasSize(1);
         Meter m = registry.getMeters().getFirst();
