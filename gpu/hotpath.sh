@@ -8,7 +8,7 @@
 # COUNT probes after WARMUP (default 500 / 300) for each write-back setting, in 5 rounds. With
 # .gpu-bundle/old-classes.tgz (OLD_CLASSES) a second pair of agents from the other build is probed alternately. JFR=1 also records both agents
 # (1 ms execution sampling; the bundle carries jdk.jfr): the judged figures are then under the profiler, so the
-# default is off. TRACE=1 records the agents' timeline events instead (dev.imexprobe.trace.Timeline, JFR's
+# default is off. TIMELINE=1 records the agents' timeline events instead (dev.imexprobe.trace.Timeline, JFR's
 # default settings) and the caller's send and receive times ($OUT/caller-trace.json): python3 gpu/timeline.py $OUT
 # gives the wall-clock account of an exchange. Writes $OUT/hotpath.json (every figure), $OUT/hotpath.log, the floors' and agents' files.
 # Knobs for finding where the time goes (each run still prints every figure): JVM_FLAGS replaces the agents'
@@ -47,11 +47,13 @@ say "=== C driver floor, before the probes"
 gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter -Inative/include -Inative/src \
   native/src/loader.c bench/driver_floor.c -o "$OUT/driver_floor" -ldl -lpthread 2>&1 | tee -a "$LOG"
 timeout 60 "$OUT/driver_floor" --iterations "$COUNT" --warmup 50 --out "$OUT/floor-before.json" 2>&1 | tee -a "$LOG"
-# The floor the way the other build (OLD_CLASSES) moves the pattern, for its own ratio: OTHER_FLOOR is the
-# driver_floor switch (FLOOR_NO_KERNEL=1: no fill kernel; FLOOR_PAGEABLE=1: no kernel and malloc'd staging).
-OTHER_FLOOR=${OTHER_FLOOR:-FLOOR_NO_KERNEL=1}
+# The floor the way the other build (OLD_CLASSES) moves the pattern, for its own ratio, when that differs: OTHER_FLOOR
+# is the driver_floor switch (FLOOR_NO_KERNEL=1: no fill kernel, as before cf5ae34; FLOOR_PAGEABLE=1: no kernel and
+# malloc'd staging, as before daa3a87). Unset: both builds are judged against the one floor.
+if [ -n "${OTHER_FLOOR:-}" ]; then
 say "=== C driver floor the other build's way ($OTHER_FLOOR)"
 env "$OTHER_FLOOR" timeout 60 "$OUT/driver_floor" --iterations "$COUNT" --warmup 50 --out "$OUT/floor-other.json" 2>&1 | tee -a "$LOG"
+fi
 fi
 
 # A before/after in the same run when the bundle carries the other build's classes (OLD_CLASSES, made as
@@ -73,7 +75,7 @@ for pair in $PAIRS; do
   for n in a b; do
     jfr=()
     [ "${JFR:-0}" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$OUT/agent-$tag-$n.jfr,settings=profile,jdk.ExecutionSample#period=1ms,dumponexit=true" -XX:FlightRecorderOptions:stackdepth=256)
-    [ "${TRACE:-0}" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$OUT/agent-$tag-$n.jfr,settings=default,dumponexit=true")
+    [ "${TIMELINE:-0}" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$OUT/agent-$tag-$n.jfr,settings=default,dumponexit=true")
     extra=(); [ -n "${VARENV[$tag]:-}" ] && IFS=, read -ra extra <<< "${VARENV[$tag]}"
     flags=$JVM_FLAGS; envs=()
     for e in "${extra[@]}"; do case "$e" in JVM=*) flags=${e#JVM=}; flags=${flags//\~/ } ;; *) envs+=("$e") ;; esac; done
@@ -126,7 +128,7 @@ def raw_get(tag, req):
     if b"connection: close" in lines:
         s.close(); raw_conn(tag)
     return body
-trace = [] if os.environ.get("TRACE") == "1" else None  # the caller's side of gpu/timeline.py (CLOCK_MONOTONIC)
+trace = [] if os.environ.get("TIMELINE") == "1" else None  # the caller's side of gpu/timeline.py (CLOCK_MONOTONIC)
 samples = {(t, wb, k): ([], [], {}, [0]) for t in tags for wb in ("false", "true") for k in ("http.client", "raw")}
 def run(tag, wb, n, keep):
     c, target = conns[tag]
@@ -233,10 +235,11 @@ if probe and floor and hf and "writeback=true" in probe:
     print(f"  goal 2: ratio = {probe['writeback=true']['p50Ms']:.3f} / ({floor['p50']:.3f} + {hf['p50']:.3f}) = {ratio:.3f}"
           f" (<= 1.5: {'PASS' if ratio <= 1.5 else 'MISS'})")
     res["ratio"] = round(ratio, 3)
-    if fp and "old:writeback=true" in probe:
-        r_old = probe["old:writeback=true"]["p50Ms"] / (fp["total"]["p50"] + hf["p50"])
+    if "old:writeback=true" in probe:
+        other = fp["total"]["p50"] if fp else floor["p50"]
+        r_old = probe["old:writeback=true"]["p50Ms"] / (other + hf["p50"])
         print(f"  the other build's ratio against its floor: {probe['old:writeback=true']['p50Ms']:.3f} / "
-              f"({fp['total']['p50']:.3f} + {hf['p50']:.3f}) = {r_old:.3f}")
+              f"({other:.3f} + {hf['p50']:.3f}) = {r_old:.3f}")
         res["ratioOther"] = round(r_old, 3)
 json.dump(res, open(os.path.join(out, "hotpath.json"), "w"), indent=1)
 PY

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Where the wall time of a push probe goes, across the caller and both agents (docs/performance.md, "Where the wall
-time goes"). Reads what gpu/hotpath.sh leaves with TRACE=1: the caller's send and receive times (caller-trace.json)
+time goes"). Reads what gpu/hotpath.sh leaves with TIMELINE=1 (not TRACE: Spring Boot reads that variable as its trace switch): the caller's send and receive times (caller-trace.json)
 and each agent's timeline events (agent-<pair>-a.jfr: the exporter, -b: the importer; dev.imexprobe.trace.Timeline).
 Every point is CLOCK_MONOTONIC of one host, so the three processes line up. Prints, per write-back setting and
 caller, the p50 of each segment of the exchange in order, and their sum against the caller's p50.
