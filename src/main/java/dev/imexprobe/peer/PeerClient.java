@@ -158,7 +158,7 @@ public final class PeerClient {
         }
         try {
             T value = json.readValue(reply, type);
-            callEvent(path, start, sending, start + nanos);
+            Timeline.peerCall(path, start, sending, start + nanos, System.nanoTime());
             if (value == null) {
                 return PeerCall.failed(PeerCall.Kind.GARBLED, status, "empty answer", nanos);
             }
@@ -166,18 +166,6 @@ public final class PeerClient {
         } catch (JacksonException e) {
             return PeerCall.failed(PeerCall.Kind.GARBLED, status, "answer is not a valid " + type.getSimpleName()
                     + ": " + e.getOriginalMessage(), nanos);
-        }
-    }
-
-    private static void callEvent(String path, long began, long sending, long answered) {
-        Timeline.PeerCall event = new Timeline.PeerCall();
-        if (event.isEnabled()) {
-            event.path = path;
-            event.beganNanos = began;
-            event.sendingNanos = sending;
-            event.answeredNanos = answered;
-            event.parsedNanos = System.nanoTime();
-            event.commit();
         }
     }
 

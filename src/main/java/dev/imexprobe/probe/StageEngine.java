@@ -183,7 +183,7 @@ public final class StageEngine {
         /** Read without the lock by a caller spinning for the end. */
         private volatile boolean done;
         private final long submitted;
-        /** When the worker took the list: for {@link Timeline.DriverHop} only. */
+        /** When the worker took the list: for {@link Timeline#hop} only. */
         private volatile long startedAt;
         private long doneAt;
         private boolean abandoned;
@@ -276,18 +276,12 @@ public final class StageEngine {
         }
 
         private void hopEvent() {
-            Timeline.DriverHop event = new Timeline.DriverHop();
-            if (event.isEnabled()) {
+            if (Timeline.hops()) {
                 StringBuilder names = new StringBuilder();
                 for (ProbeStage stage : stages) {
                     names.append(names.isEmpty() ? "" : ",").append(stage.stage().label());
                 }
-                event.stages = names.toString();
-                event.submittedNanos = submitted;
-                event.startedNanos = startedAt;
-                event.finishedNanos = doneAt;
-                event.resumedNanos = System.nanoTime();
-                event.commit();
+                Timeline.hop(names.toString(), submitted, startedAt, doneAt, System.nanoTime());
             }
         }
 

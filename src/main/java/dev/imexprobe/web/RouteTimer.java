@@ -90,21 +90,14 @@ final class RouteTimer implements Filter {
             }
             long end = registry.config().clock().monotonicTime();
             timer(request, response, error).record(end - start, TimeUnit.NANOSECONDS);
-            Timeline.Request event = new Timeline.Request();
-            if (event.isEnabled()) {
-                event.route = request.getMethod() + " " + request.getRequestURI();
-                event.status = response.getStatus();
-                event.parsedNanos = request.getAttribute(PARSED) instanceof Long p ? p : 0;
-                event.enteredNanos = start;
-                event.answeredNanos = end;
-                event.commit();
-            }
+            Timeline.request(request.getMethod() + " " + request.getRequestURI(), response.getStatus(),
+                    request.getAttribute(PARSED) instanceof Long p ? p : 0, start, end);
         }
     }
 
     /**
      * Engine valve: hands Tomcat's own start of the request (its worker read the first byte) to the filters as
-     * {@link #PARSED}, for {@link Timeline.Request}: the time before it is the network and Tomcat's hand-off.
+     * {@link #PARSED}, for {@link Timeline#request}: the time before it is the network and Tomcat's hand-off.
      */
     static final class ParseStart extends ValveBase {
         ParseStart() {
