@@ -89,7 +89,8 @@ class RouteTimerTest {
             recording.stop();
             recording.dump(file);
         }
-        var events = jdk.jfr.consumer.RecordingFile.readAllEvents(file);
+        var events = jdk.jfr.consumer.RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getLong("parsedNanos") == parsed).toList(); // this request's, whatever else ran
         java.nio.file.Files.delete(file);
         assertThat(events).hasSize(1);
         var e = events.getFirst();
