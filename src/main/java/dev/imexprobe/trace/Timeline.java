@@ -15,6 +15,11 @@ public final class Timeline {
     private Timeline() {
     }
 
+    /** Whether a recording takes requests now (the caller then builds the route's name). */
+    public static boolean requests() {
+        return JFR && TimelineEvents.requestEnabled();
+    }
+
     /** GET /probe or POST /v1/imports: Tomcat began reading it, the first filter got it, the answer was written. */
     public static void request(String route, int status, long parsed, long entered, long answered) {
         if (JFR) {

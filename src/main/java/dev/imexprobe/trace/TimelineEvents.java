@@ -8,11 +8,8 @@ import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
 /**
- * The events behind {@link Timeline}: loaded only where the runtime has jdk.jfr. The probe's path as JFR events, for a wall-clock account of where an exchange's time goes across both agents
- * and their threads (docs/performance.md, "Where the wall time goes"; {@code gpu/timeline.py} joins them with the
- * caller's send and receive times). Every point is {@link System#nanoTime()}, which is the host's monotonic clock
- * on Linux, so points of two agents (and of a caller using CLOCK_MONOTONIC) on one host line up. Committed only
- * while a recording enables them (off in the image: JVM flags start no recording); no stack traces.
+ * The events behind {@link Timeline}, loaded only where the runtime has jdk.jfr; no stack traces (a stack walk per
+ * event would cost more than what they measure).
  */
 final class TimelineEvents {
 
@@ -66,16 +63,18 @@ final class TimelineEvents {
         long parsedNanos;
     }
 
+    static boolean requestEnabled() {
+        return new Request().isEnabled();
+    }
+
     static void request(String route, int status, long parsed, long entered, long answered) {
         Request e = new Request();
-        if (e.isEnabled()) {
-            e.route = route;
-            e.status = status;
-            e.parsedNanos = parsed;
-            e.enteredNanos = entered;
-            e.answeredNanos = answered;
-            e.commit();
-        }
+        e.route = route;
+        e.status = status;
+        e.parsedNanos = parsed;
+        e.enteredNanos = entered;
+        e.answeredNanos = answered;
+        e.commit();
     }
 
     static boolean hopEnabled() {

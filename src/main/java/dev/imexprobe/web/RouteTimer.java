@@ -1,13 +1,13 @@
 package dev.imexprobe.web;
 
+import dev.imexprobe.trace.Timeline;
+
 import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.ObservationPredicate;
-
-import dev.imexprobe.trace.Timeline;
 
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * Times {@code GET /probe} and {@code POST /v1/imports} into {@code http.server.requests} with the name and tags
  * Spring's observation gives every other route (its own convention computes them, and the error tag as its meter
  * handler adds it), without the observation itself: on the H200 creating, scoping and stopping it took 7–8 % of
- * each agent's request-thread CPU per probe (docs/performance.md, "The HTTP side"), and a probe makes two such
+ * each agent's request-thread CPU per probe (docs/performance.md, "Session 2026-12-04 d"), and a probe makes two such
  * requests. The observation is off for exactly the requests timed here ({@link #observedElsewhere}); its
  * {@code http.server.requests.active} long-task timer is then not kept for them.
  */
@@ -90,8 +90,10 @@ final class RouteTimer implements Filter {
             }
             long end = registry.config().clock().monotonicTime();
             timer(request, response, error).record(end - start, TimeUnit.NANOSECONDS);
-            Timeline.request(request.getMethod() + " " + request.getRequestURI(), response.getStatus(),
-                    request.getAttribute(PARSED) instanceof Long p ? p : 0, start, end);
+            if (Timeline.requests()) {
+                Timeline.request(request.getMethod() + " " + request.getRequestURI(), response.getStatus(),
+                        request.getAttribute(PARSED) instanceof Long p ? p : 0, start, end);
+            }
         }
     }
 
