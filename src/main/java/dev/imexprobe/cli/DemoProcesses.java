@@ -109,8 +109,10 @@ final class DemoProcesses {
         Path state = root.resolve("state");
         if (Files.isDirectory(state)) {
             // Each agent releases its exports when it stops; a file left here is memory a process did not release.
-            try (Stream<Path> left = Files.list(state)) {
-                System.out.println("state files left by the agents: " + left.count());
+            try (Stream<Path> files = Files.list(state)) {
+                List<String> left = files.map(f -> f.getFileName().toString()).sorted().toList();
+                System.out.println("state files left by the agents: " + left.size()
+                        + (left.isEmpty() ? "" : " " + left)); // which process and allocation, when one is left
             } catch (IOException e) {
                 System.err.println("demo: cannot read " + state + ": " + e.getMessage());
             }

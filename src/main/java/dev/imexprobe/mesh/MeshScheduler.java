@@ -386,5 +386,12 @@ public final class MeshScheduler implements AutoCloseable {
         closed = true;
         timer.shutdownNow();
         workers.shutdownNow();
+        // An interrupted probe gives up at once (the driver thread releases what its call returns with); waiting
+        // here lets one whose export was already made hand it to the registry before the registry closes.
+        try {
+            workers.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -32,6 +32,8 @@ public final class ExportRegistry implements AutoCloseable {
     private final Clock clock;
     private final ContextGuard guard;
     private final Map<String, Export> exports = new ConcurrentHashMap<>();
+    /** Set by {@link #close}; an export made after it is released at once (guarded by this). */
+    private boolean closed;
     private final ScheduledExecutorService sweeper;
     private int reservedCount;
     private int manualCount;
@@ -122,7 +124,12 @@ public final class ExportRegistry implements AutoCloseable {
         }
         String id = newId();
         Export export = new Export(id, session, gpu, sizeBytes, clock.instant().plus(limits.ttl()), holder);
-        exports.put(id, export);
+        if (!register(id, export)) {
+            // The agent is stopping and close() has released what it held: this one too, at once.
+            stages.addAll(engine.run(session, List.of(RELEASE)));
+            unreserve(sizeBytes, holder);
+            return new Created(null, List.copyOf(stages));
+        }
         return new Created(export, List.copyOf(stages));
     }
 
@@ -252,9 +259,21 @@ public final class ExportRegistry implements AutoCloseable {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
     }
 
-    /** Releases every export: at shutdown nothing may stay allocated on the GPU. */
+    /** Keeps an export unless the registry closed meanwhile (a create still running when the agent stopped). */
+    private synchronized boolean register(String id, Export export) {
+        if (closed) {
+            return false;
+        }
+        exports.put(id, export);
+        return true;
+    }
+
+    /** Releases every export: at shutdown nothing may stay allocated on the GPU, nor be kept after. */
     @Override
     public void close() {
+        synchronized (this) {
+            closed = true;
+        }
         sweeper.shutdownNow();
         for (String id : List.copyOf(exports.keySet())) {
             release(id);
