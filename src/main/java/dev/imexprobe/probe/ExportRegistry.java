@@ -118,19 +118,21 @@ public final class ExportRegistry implements AutoCloseable {
         ProbeSession session = new ProbeSession(driver, HandleType.FABRIC, sizeBytes, seed, null, gpu, -1);
         List<StageResult> stages = new ArrayList<>(engine.run(session, EXPORT_STAGES));
         if (!StageEngine.passed(stages)) {
-            stages.addAll(engine.run(session, List.of(RELEASE)));
-            unreserve(sizeBytes, holder);
-            return new Created(null, List.copyOf(stages));
+            return notKept(session, stages, holder);
         }
         String id = newId();
         Export export = new Export(id, session, gpu, sizeBytes, clock.instant().plus(limits.ttl()), holder);
         if (!register(id, export)) {
-            // The agent is stopping and close() has released what it held: this one too, at once.
-            stages.addAll(engine.run(session, List.of(RELEASE)));
-            unreserve(sizeBytes, holder);
-            return new Created(null, List.copyOf(stages));
+            return notKept(session, stages, holder); // the agent is stopping: close() released all, this one too
         }
         return new Created(export, List.copyOf(stages));
+    }
+
+    /** An allocation not kept (its create failed, or the registry closed meanwhile): released now, its cap freed. */
+    private Created notKept(ProbeSession session, List<StageResult> stages, Holder holder) {
+        stages.addAll(engine.run(session, List.of(RELEASE)));
+        unreserve(session.sizeBytes(), holder);
+        return new Created(null, List.copyOf(stages));
     }
 
     public Export get(String id) {

@@ -108,7 +108,9 @@ final class RouteTimer implements Filter {
 
         @Override
         public void invoke(Request request, Response response) throws IOException, ServletException {
-            request.setAttribute(PARSED, request.getCoyoteRequest().getStartTimeNanos());
+            if (Timeline.requests()) {
+                request.setAttribute(PARSED, request.getCoyoteRequest().getStartTimeNanos());
+            }
             getNext().invoke(request, response);
         }
     }
