@@ -516,7 +516,8 @@ class LivePrometheusIT {
         for (Agent x : AGENTS.values()) {
             assertThat(x.logText()).as("log of %s", x.node()).doesNotContain("unexpected error answering a request");
         }
-        assertThat(scrapes - good).as("failed scrapes before the kill").isZero();
+        assertThat(scrapes - good).as("failed scrapes before the kill; Prometheus logged %s",
+                prometheus.scrapeFailures()).isZero();
         Agent c = AGENTS.get("node-c");
         Instant t0 = Instant.now();
         c.kill();
@@ -633,7 +634,8 @@ class LivePrometheusIT {
                         // An AgentDown nobody caused is a failed scrape: say why (a timeout on a loaded machine, a 500).
                         throw new AssertionError(phase + ": unexpected active alert " + a + " (expected " + expected
                                 + "); scrape errors: " + prometheus.targets().stream().map(t -> t.path("labels")
-                                .path("node").asString() + ": " + t.path("lastError").asString()).toList());
+                                .path("node").asString() + ": " + t.path("lastError").asString()).toList()
+                                + "; failed scrapes logged: " + prometheus.scrapeFailures());
                     }
                     continue;
                 }

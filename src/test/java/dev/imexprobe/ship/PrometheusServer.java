@@ -56,7 +56,7 @@ final class PrometheusServer implements AutoCloseable {
         port = freePort();
         List<String> cmd = List.of(binary.toString(), "--config.file=" + config,
                 "--storage.tsdb.path=" + dir.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + port,
-                "--storage.tsdb.retention.time=1h", "--log.level=info");
+                "--storage.tsdb.retention.time=1h", "--log.level=debug"); // debug: each failed scrape and its error
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         try {
@@ -112,6 +112,14 @@ final class PrometheusServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Prometheus's own words on every scrape that failed so far ({@code msg="Scrape failed"}, logged at debug): the
+     * target and the error, which /api/v1/targets keeps only until the next scrape.
+     */
+    List<String> scrapeFailures() {
+        return logText().lines().filter(l -> l.contains("msg=\"Scrape failed\"")).toList();
     }
 
     /** GET an API path; returns {@code data} of a {@code status: success} answer, else fails with the answer. */
