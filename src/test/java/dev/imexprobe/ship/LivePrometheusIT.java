@@ -511,13 +511,13 @@ class LivePrometheusIT {
         double good = prometheus.query("sum(sum_over_time(up{job=\"" + JOB + "\"}" + window + "))").getFirst().value();
         double slowest = prometheus.query("max(max_over_time(scrape_duration_seconds{job=\"" + JOB + "\"}" + window
                 + "))").getFirst().value();
-        event("scrapes", started, String.format(Locale.ROOT, "%.0f scrapes since all were up, %.0f failed, slowest %.3f s",
-                scrapes, scrapes - good, slowest));
+        List<String> failures = prometheus.scrapeFailures();
+        event("scrapes", started, String.format(Locale.ROOT, "%.0f scrapes since all were up, %.0f failed, slowest %.3f s;"
+                + " failed scrapes Prometheus logged since its start: %s", scrapes, scrapes - good, slowest, failures));
         for (Agent x : AGENTS.values()) {
             assertThat(x.logText()).as("log of %s", x.node()).doesNotContain("unexpected error answering a request");
         }
-        assertThat(scrapes - good).as("failed scrapes before the kill; Prometheus logged %s",
-                prometheus.scrapeFailures()).isZero();
+        assertThat(scrapes - good).as("failed scrapes before the kill; Prometheus logged %s", failures).isZero();
         Agent c = AGENTS.get("node-c");
         Instant t0 = Instant.now();
         c.kill();
