@@ -4,6 +4,8 @@
 # cache (a cache belongs to one jar, so it would favour one side). Ready = /actuator/health/readiness UP, polled
 # every 20 ms from the JVM's fork. RSS is read at ready and after PROBES self-probes (GET /probe of itself, 2 MiB).
 #   J=$(bash .gpu-bundle/unpack.sh); J=$J bash gpu/start_rss.sh .gpu-bundle/imexprobe.jar /tmp/other.jar
+# An argument NAME=VALUE[,NAME=VALUE]@JAR starts that jar with those settings in its environment (one build, two
+# configurations): SERVER_TOMCAT_THREADS_MIN_SPARE=10@.gpu-bundle/imexprobe.jar
 set -u
 J=${J:-$(bash .gpu-bundle/unpack.sh)}
 ROUNDS=${ROUNDS:-3}; PROBES=${PROBES:-200}; PORT=${PORT:-18181}
@@ -11,9 +13,10 @@ JVM_FLAGS=${JVM_FLAGS:--XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:MaxRAMPercen
 export MALLOC_ARENA_MAX=2 CUDA_DEVICE_MAX_CONNECTIONS=1 NCCL_NVLS_ENABLE=0 IMEXPROBE_AUTH_TOKEN=start-rss-token-0123456789abcdef
 rss() { awk '/^VmRSS/{printf "%.0f", $2 / 1024}' /proc/$1/status; }
 for r in $(seq "$ROUNDS"); do
-  for jar in "$@"; do
+  for arg in "$@"; do
+    jar=${arg#*@}; envs=(); [ "$jar" != "$arg" ] && IFS=, read -ra envs <<< "${arg%%@*}"
     t0=$(date +%s%N)
-    IMEXPROBE_NODE_NAME=start-rss SERVER_PORT=$PORT IMEXPROBE_MESH_INTERVAL=1h setsid "$J" $JVM_FLAGS \
+    env "${envs[@]}" IMEXPROBE_NODE_NAME=start-rss SERVER_PORT=$PORT IMEXPROBE_MESH_INTERVAL=1h setsid "$J" $JVM_FLAGS \
       -Djava.io.tmpdir=/tmp -jar "$jar" serve > /tmp/start-rss.log 2>&1 &
     pid=$!
     until curl -sf localhost:$PORT/actuator/health/readiness >/dev/null; do
@@ -24,7 +27,7 @@ for r in $(seq "$ROUNDS"); do
     for i in $(seq "$PROBES"); do
       curl -sf "localhost:$PORT/probe?target=127.0.0.1:$PORT&direction=push&sizeBytes=2097152" -o /dev/null || { echo "probe failed"; break; }
     done
-    printf 'round %s  %-40s start->ready %6.3f s  RSS at ready %4s MiB, after %s probes %4s MiB\n' "$r" "$jar" \
+    printf 'round %s  %-40s start->ready %6.3f s  RSS at ready %4s MiB, after %s probes %4s MiB\n' "$r" "$arg" \
       "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')" "$r0" "$PROBES" "$(rss $pid)"
     kill $pid; for i in $(seq 80); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
   done
