@@ -86,6 +86,9 @@ for pair in $PAIRS; do
 done
 for p in $PORTS; do
   for i in $(seq 160); do curl -sf localhost:$p/actuator/health/readiness >/dev/null && break; sleep 0.25; done
+  # An agent that did not start (a bad OLD_CLASSES, a taken port) would leave every figure after it meaningless.
+  curl -sf localhost:$p/actuator/health/readiness >/dev/null || {
+    say "agent on :$p not ready after 40 s; its log:"; tail -5 "$OUT"/agent-*.log | tee -a "$LOG"; kill $PIDS; exit 1; }
 done
 PYTHONUNBUFFERED=1 timeout $((200 + WARMUP / 10)) python3 - "$COUNT" "$WARMUP" "$OUT/probe.json" $PAIRS <<'PY' 2>&1 | tee -a "$LOG"
 import http.client, json, os, socket, sys, time

@@ -18,6 +18,8 @@ with tarfile.open(tgz) as t:
             old["BOOT-INF/classes/" + m.name] = t.extractfile(m).read()
         elif m.isdir():
             old["BOOT-INF/classes/" + m.name.rstrip("/") + "/"] = b""  # classpath scanning needs the folders
+if not any(k.startswith("BOOT-INF/classes/dev/") for k in old):
+    sys.exit(f"{tgz} has no dev/ at its top: make it with tar -C <checkout>/target/classes -czf {tgz} dev native")
 replaced = ["BOOT-INF/classes/dev/"] + (["BOOT-INF/classes/native/"]
                                           if any(k.startswith("BOOT-INF/classes/native/") for k in old) else [])
 with zipfile.ZipFile(new) as zin, zipfile.ZipFile(out, "w") as zout:
