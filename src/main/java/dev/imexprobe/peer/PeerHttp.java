@@ -36,6 +36,12 @@ import java.util.concurrent.TimeoutException;
  */
 public final class PeerHttp implements AutoCloseable {
 
+    /**
+     * Run on the calling thread when the first byte of an answer arrives, before it is read and parsed: for whoever
+     * acts on the answer to get ready (a driver worker woken for the work that follows it). Unbound: nothing runs.
+     */
+    public static final ScopedValue<Runnable> ANSWERING = ScopedValue.newInstance();
+
     /** What a peer answered: the status and the whole body (never more than the cap). */
     public record Answer(int status, byte[] body) {
     }
@@ -374,6 +380,9 @@ public final class PeerHttp implements AutoCloseable {
                 throw new EOFException("the peer closed the connection without an answer");
             }
             pos--;
+            if (ANSWERING.isBound()) {
+                ANSWERING.get().run();
+            }
             int[] headLeft = {MAX_HEAD};
             String status = line(headLeft);
             if (!status.startsWith("HTTP/1.") || status.length() < 12) {

@@ -289,6 +289,36 @@ class PeerHttpTest {
     }
 
     @Test
+    void whoWaitsForTheAnswerHearsOfItsFirstByteOnceOnItsOwnThreadBeforeTheRestIsRead() throws IOException {
+        long pauseMs = 100 + random.nextInt(100);
+        // The status line, a pause, then the rest: the hook must run at the first byte, not after the whole answer.
+        answer = (request, out) -> {
+            write(out, "HTTP/1.1 200 X\r\n");
+            sleep(pauseMs);
+            write(out, "Content-Length: 2\r\n\r\n{}");
+        };
+        int calls = 2 + random.nextInt(4);
+        List<Thread> heardOn = new ArrayList<>();
+        for (int i = 0; i < calls; i++) {
+            long[] heardAt = {0};
+            PeerHttp.Answer a = ScopedValue.where(PeerHttp.ANSWERING, () -> {
+                heardOn.add(Thread.currentThread());
+                heardAt[0] = System.nanoTime();
+            }).call(() -> http.exchange(target(), "GET", "/v1/node", null, Map.of()));
+            long done = System.nanoTime();
+            assertThat(a.status()).isEqualTo(200);
+            assertThat((done - heardAt[0]) / 1_000_000).as("heard before the rest came").isGreaterThanOrEqualTo(pauseMs - 5);
+        }
+        assertThat(heardOn).hasSize(calls).allMatch(t -> t == Thread.currentThread());
+
+        answer = (request, out) -> sleep(TIMEOUT.toMillis() * 4); // no answer at all: nothing to hear of
+        assertThatThrownBy(() -> ScopedValue.where(PeerHttp.ANSWERING, () -> heardOn.add(Thread.currentThread()))
+                .call(() -> http.exchange(target(), "GET", "/v1/node", null, Map.of())))
+                .isInstanceOf(PeerHttp.NoAnswer.class);
+        assertThat(heardOn).hasSize(calls);
+    }
+
+    @Test
     void headersThatNeverComeAreNoAnswerAtTheDeadline() {
         answer = (request, out) -> sleep(TIMEOUT.toMillis() * 4);
         long start = System.nanoTime();
