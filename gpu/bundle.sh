@@ -34,4 +34,6 @@ echo /tmp/imexprobe-jre/bin/java
 UNPACK
 chmod +x "$out/unpack.sh"
 du -sh "$out"/* | sed 's/^/  /'
+# The build the figures belong to (the GPU host's copy of the checkout may carry an older .git): gpu/hotpath.sh prints it.
+git rev-parse --short HEAD 2>/dev/null | sed "s/\$/$(git diff --quiet HEAD -- src native pom.xml 2>/dev/null || echo '+changes')/" > "$out/COMMIT" || true
 echo "bundle ready in $out ($(du -sm "$out" | cut -f1) MiB; keep it under 64 MiB together with what else travels)"
