@@ -68,6 +68,9 @@ fi
 # JVM=FLAGS (a ~ for each space) gives a variant its own JVM flags instead of JVM_FLAGS (e.g. C2 against C1).
 declare -A VARENV
 for v in ${VARIANTS:-}; do PAIRS="$PAIRS ${v%%:*}:$JAR"; VARENV[${v%%:*}]=${v#*:}; done
+# ORDER=reverse starts the pairs last to first: the pair started first was up to 0.1-0.25 ms faster for reasons of
+# its own in some runs (docs/performance.md, session e), so a before/after wants both orders.
+[ "${ORDER:-}" = reverse ] && PAIRS=$(echo $PAIRS | tr ' ' '\n' | tac | tr '\n' ' ')
 say "=== agents (the image's JVM flags): $PAIRS$([ "${JFR:-0}" = 1 ] && echo ', JFR on each')"
 PIDS=""; PORTS=""; port=18081
 for pair in $PAIRS; do
