@@ -18,6 +18,8 @@
 #   --sections http,micro,probe,cost,copy,scale,domains (default: all but domains; domains: one agent of a
 #              72-GPU domain alone, then inside 8 domains of 72 (576 GPUs); cost: GPU memory and CPU of an idle agent
 #              and of one in rounds, per GPU)   --copy-sizes 256M,1G
+#   --copy-gpus E,I  the copy section's exporter and importer GPUs (CUDA ordinals; default 0,0). Across two GPUs
+#              the reference is a peer copy in one process (two contexts), not a local copy
 #   --scale-rounds W,M   the 30 s scale run: W mesh rounds of warm-up, M intervals measured (default 2,4)
 #   --compare-jar OTHER.jar [--compare-hops N] [--compare-agent-jvm "FLAGS"]   before/after: a second pair of
 #              agents from another build (or with other JVM flags), probed alternately with this build's pair
@@ -35,7 +37,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
-quick=0; out=""; java=""; jar=""; bench_jar=""; driver=auto; keep=0; sections=""; copy_sizes=""; scale_rounds=""; compare=(); agent_jvm_given=""; agent_env=""; aot=""; print_agent_jvm=0
+quick=0; out=""; java=""; jar=""; bench_jar=""; driver=auto; keep=0; sections=""; copy_sizes=""; copy_gpus=""; scale_rounds=""; compare=(); agent_jvm_given=""; agent_env=""; aot=""; print_agent_jvm=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -47,6 +49,7 @@ while [ $# -gt 0 ]; do
     --keep) keep=1 ;;
     --sections) sections=$2; shift ;;
     --copy-sizes) copy_sizes=$2; shift ;;
+    --copy-gpus) copy_gpus=$2; shift ;;
     --scale-rounds) scale_rounds=$2; shift ;;
     --compare-jar) compare+=(--compare-jar "$2"); shift ;;
     --compare-hops) compare+=(--compare-hops "$2"); shift ;;
@@ -127,7 +130,9 @@ PY
     fi
     mkdir -p "$work/state" "$work/channels" && : > "$work/channels/channel0"
     export IMEXPROBE_CUDA_LIBRARY=$fake/libcuda.so.1 IMEXPROBE_NVML_LIBRARY=$fake/libnvidia-ml.so.1
-    export FAKECUDA_GPUS=1 FAKECUDA_STATE_DIR=$work/state FAKECUDA_CHANNEL_DIR=$work/channels
+    # One GPU, or as many as --copy-gpus names.
+    fake_gpus=1; for g in ${copy_gpus//,/ }; do [ "$g" -ge "$fake_gpus" ] 2>/dev/null && fake_gpus=$((g + 1)); done
+    export FAKECUDA_GPUS=$fake_gpus FAKECUDA_STATE_DIR=$work/state FAKECUDA_CHANNEL_DIR=$work/channels
     unset FAKECUDA_FAULTS FAKECUDA_SAME_NODE_101 FAKECUDA_DEV_DIR CUDA_VISIBLE_DEVICES
     ;;
   real)
@@ -183,6 +188,7 @@ args=(--jar "$agent_jar" --java "$java" --work "$work" --driver-floor "$work/flo
 [ "$quick" = 1 ] && args+=(--quick)
 [ -n "$sections" ] && args+=(--sections "$sections")
 [ -n "$copy_sizes" ] && args+=(--copy-sizes "$copy_sizes")
+[ -n "$copy_gpus" ] && args+=(--copy-gpus "$copy_gpus")
 [ -n "$scale_rounds" ] && args+=(--scale-rounds "$scale_rounds")
 [ ${#compare[@]} -gt 0 ] && args+=("${compare[@]}")
 [ -n "$agent_env" ] && args+=(--agent-env "$agent_env")

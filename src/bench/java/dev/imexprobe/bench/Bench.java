@@ -100,6 +100,7 @@ public final class Bench {
         Set<String> sections = Set.of("http", "micro", "probe", "cost", "copy", "scale");
         // "domains" (not in the default set): one agent of a 72-GPU domain alone, then inside 8 domains (576 GPUs)
         String copySizes = null;
+        int[] copyGpus = {0, 0};
         Path compareJar = null;
         int compareHops = POOL_HOPS_PER_PUSH_PROBE;
         List<String> compareJvm = null;
@@ -126,6 +127,16 @@ public final class Bench {
                     }
                 }
                 case "--copy-sizes" -> copySizes = value(args, ++i);
+                case "--copy-gpus" -> {
+                    String[] ei = value(args, ++i).split(",");
+                    if (ei.length != 2) {
+                        throw new IllegalArgumentException("--copy-gpus needs EXPORTER,IMPORTER (CUDA ordinals, e.g. 0,1)");
+                    }
+                    copyGpus = new int[] {Integer.parseInt(ei[0].trim()), Integer.parseInt(ei[1].trim())};
+                    if (copyGpus[0] < 0 || copyGpus[1] < 0) {
+                        throw new IllegalArgumentException("--copy-gpus takes CUDA ordinals, 0 or more");
+                    }
+                }
                 case "--scale-rounds" -> {
                     String[] wm = value(args, ++i).split(",");
                     scaleRounds = new int[] {Integer.parseInt(wm[0].trim()), Integer.parseInt(wm[1].trim())};
@@ -260,7 +271,7 @@ public final class Bench {
             List<Long> sizes = CopyBandwidth.parseSizes(copySizes != null ? copySizes
                     : fake ? (quick ? "16M" : "16M,64M") : (quick ? "256M" : "256M,1G"));
             progress("copy bandwidth " + sizes);
-            figures.put("copy", new CopyBandwidth(driver, json).run(s, sizes, quick ? 2 : 5, quick ? 3 : 7));
+            figures.put("copy", new CopyBandwidth(driver, json, copyGpus[0], copyGpus[1]).run(s, sizes, quick ? 2 : 5, quick ? 3 : 7));
             save(json, outFile, figures, true);
         }
         if (sections.contains("scale")) {
@@ -684,8 +695,14 @@ public final class Bench {
                 double read = ((Number) r.get("readRatio")).doubleValue();
                 double write = ((Number) r.get("writeRatio")).doubleValue();
                 double worst = Math.min(read, write);
-                rows.add(new Row("copy via imported mapping, " + ((Number) r.get("sizeBytes")).longValue() / (1 << 20) + " MiB",
-                        String.format(Locale.ROOT, "read %.1f, write %.1f, local %.1f GB/s = %.0f%% / %.0f%%",
+                boolean peer = r.containsKey("peerToLocalGBps");
+                String gpus = peer ? ", GPU " + copy.get("exporterGpu") + " → " + copy.get("importerGpu") : "";
+                rows.add(new Row("copy via imported mapping" + gpus + ", " + ((Number) r.get("sizeBytes")).longValue()
+                        / (1 << 20) + " MiB", peer
+                        ? String.format(Locale.ROOT, "read %.1f, write %.1f, peer %.1f / %.1f GB/s = %.0f%% / %.0f%%",
+                                r.get("importedToLocalGBps"), r.get("localToImportedGBps"), r.get("peerToLocalGBps"),
+                                r.get("localToPeerGBps"), 100 * read, 100 * write)
+                        : String.format(Locale.ROOT, "read %.1f, write %.1f, local %.1f GB/s = %.0f%% / %.0f%%",
                                 r.get("importedToLocalGBps"), r.get("localToImportedGBps"), r.get("localToLocalGBps"),
                                 100 * read, 100 * write), "≥ 90%", fake ? "n/a (fake)" : worst >= 0.9 ? "pass" : "MISS"));
             }
