@@ -133,7 +133,7 @@ PY
     # One GPU, or as many as --copy-gpus names.
     fake_gpus=1; for g in ${copy_gpus//,/ }; do [ "$g" -ge "$fake_gpus" ] 2>/dev/null && fake_gpus=$((g + 1)); done
     export FAKECUDA_GPUS=$fake_gpus FAKECUDA_STATE_DIR=$work/state FAKECUDA_CHANNEL_DIR=$work/channels
-    unset FAKECUDA_FAULTS FAKECUDA_SAME_NODE_101 FAKECUDA_DEV_DIR CUDA_VISIBLE_DEVICES
+    unset FAKECUDA_FAULTS FAKECUDA_DEV_DIR CUDA_VISIBLE_DEVICES
     ;;
   real)
     unset IMEXPROBE_CUDA_LIBRARY IMEXPROBE_NVML_LIBRARY

@@ -13,6 +13,10 @@ J=${J:-$(bash .gpu-bundle/unpack.sh)}; JAR=.gpu-bundle/imexprobe.jar
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 CUDA_DEVICE_MAX_CONNECTIONS=1
 export IMEXPROBE_AUTH_TOKEN=two-gpus-token-0123456789abcdef IMEXPROBE_MESH_INTERVAL=1h
 PROBES=${PROBES:-50}
+# What to run (all by default): the ladder, the copy bandwidth, and the agent setups, among
+#   cvd   CUDA_VISIBLE_DEVICES only          ns    + the other GPU's /dev node and /proc entry hidden (a container)
+#   dev   + only the other GPU's /dev node   proc  + only the other GPU's /proc/driver/nvidia/gpus entry
+LADDER=${LADDER:-1}; COPY=${COPY:-1}; SETUPS=${SETUPS:-cvd ns}
 log() { echo "=== $*"; }
 mem() { nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits | tr '\n' ' '; }
 
@@ -52,6 +56,7 @@ for g in d['gpus']:
 print("findings", [x['code'] for x in d['findings']], "verdict", d.get('verdict'), "exit", d.get('exitCode'))
 PY
 
+if [ "$LADDER" = 1 ]; then
 log "ladder --json (rungs 0-5 on GPUs 0 and 1, FABRIC and POSIX_FD)"
 $J -jar $JAR ladder --json > "$OUT/ladder.json" 2> "$OUT/ladder.stderr"; echo "exit=$?"
 python3 - "$OUT/ladder.json" <<'PY'
@@ -65,10 +70,12 @@ for r in d['rungs']:
         for s in c.get('stages') or []:
             print(f"      {s['name']:10} {s['status']:8} {s.get('cuResultName',''):28} {s['durationSeconds']*1e3:9.3f} ms")
     for side, v in zip(('exporter', 'importer'), r.get('seen') or []):
-        print(f"    {side} sees GPUs {[g.get('uuid') for g in v['gpus']]}, channels {v.get('channels')}, nodes {v.get('deviceNodes')}")
+        print(f"    {side} sees GPUs {v.get('gpus')}, channels {v.get('channels')}, nodes {v.get('deviceNodes')}, /proc {v.get('procGpus')}")
 print(f"verdict {d['verdict']['code']}: {d['verdict']['cause']}")
+print("verdict evidence", d['verdict'].get('evidence'))
 PY
 tail -5 "$OUT/ladder.stderr"
+fi
 
 # Each GPU's UUID, /proc entry and device node, to give each agent exactly one.
 declare -A UUID PROC NODE
@@ -87,14 +94,19 @@ ISO="$OUT/isolate.sh"
 python3 -c "import zipfile,sys; open(sys.argv[2],'wb').write(zipfile.ZipFile(sys.argv[1]).read('BOOT-INF/classes/dev/imexprobe/ladder/isolate.sh'))" "$JAR" "$ISO"
 
 PIDS=""
-agent() { # name port gpu mode(cvd|ns)
-  local name=$1 port=$2 gpu=$3 mode=$4 other=$((1 - $3))
+agent() { # name port gpu mode(cvd|ns|dev|proc)
+  local name=$1 port=$2 gpu=$3 mode=$4 other=$((1 - $3)) ops=()
   local run=(env CUDA_VISIBLE_DEVICES=${UUID[$gpu]} IMEXPROBE_NODE_NAME=two-gpus SERVER_PORT=$port "$J" -jar "$JAR" serve)
-  if [ "$mode" = ns ]; then
+  case $mode in
+    ns) ops=(hide /dev 1 "${NODE[$other]}" hide /proc/driver/nvidia/gpus 1 "${PROC[$other]}"
+             param /proc/driver/nvidia/params ModifyDeviceFiles 0) ;;
+    dev) ops=(hide /dev 1 "${NODE[$other]}" param /proc/driver/nvidia/params ModifyDeviceFiles 0) ;;
+    proc) ops=(hide /proc/driver/nvidia/gpus 1 "${PROC[$other]}") ;;
+  esac
+  if [ "${#ops[@]}" -gt 0 ]; then
     local stage; stage=$(mktemp -d /tmp/two-gpus-stage.XXXXXX)
-    setsid unshare --mount --propagation private -- /bin/sh -c "$(cat "$ISO")" isolate "$stage" \
-      hide /dev 1 "${NODE[$other]}" hide /proc/driver/nvidia/gpus 1 "${PROC[$other]}" \
-      param /proc/driver/nvidia/params ModifyDeviceFiles 0 -- "${run[@]}" > "$OUT/agent-$name.log" 2>&1 &
+    setsid unshare --mount --propagation private -- /bin/sh -c "$(cat "$ISO")" isolate "$stage" "${ops[@]}" \
+      -- "${run[@]}" > "$OUT/agent-$name.log" 2>&1 &
   else
     setsid "${run[@]}" > "$OUT/agent-$name.log" 2>&1 &
   fi
@@ -106,7 +118,7 @@ probe_pair() { # label portA portB
   for p in $a $b; do ready $p || { tail -20 "$OUT"/agent-*.log; return 1; }; done
   for p in $a $b; do
     curl -s "localhost:$p/v1/node" > "$OUT/node-$label-$p.json"
-    python3 -c "import json,sys;d=json.load(open(sys.argv[1]));print('agent',sys.argv[2],'sees',[(g['index'],g['uuid'],g['pciBusId']) for g in d['gpus']],'nodes',d.get('deviceNodes'),'visible',d.get('visibleDevices'),'findings',[f['code'] for f in d['findings']])" "$OUT/node-$label-$p.json" $p
+    python3 -c "import json,sys;d=json.load(open(sys.argv[1]));dn=d.get('deviceNodes') or {};print('agent',sys.argv[2],'sees',[(g['index'],g['uuid'],g['pciBusId']) for g in d['gpus']],'device nodes',[n['name'] for n in dn.get('nodes',[]) if n.get('exists')],'CUDA_VISIBLE_DEVICES',(d.get('visibleDevices') or {}).get('raw'),'findings',[f['code'] for f in d['findings']])" "$OUT/node-$label-$p.json" $p
   done
   for dir in "$a $b" "$b $a"; do
     set -- $dir
@@ -128,26 +140,31 @@ with open(path, "w") as out:
             for res in doc["results"]:
                 failed = [s for s in res["stages"] if s["status"] not in ("ok", "skipped")]
                 key = (f"{src}->{dst}", res["direction"], res["verdict"],
-                       failed[0]["name"] + " " + str(failed[0].get("cuResultName")) if failed else "")
+                       failed[0]["name"] + " " + str(failed[0].get("cuResultName")) if failed else "",
+                       (res.get("finding") or {}).get("code", ""))
                 seen[key] += 1
 for k, v in sorted(seen.items()):
-    print(f"  {k[0]} {k[1]:5} {k[2]:8} {k[3]:40} x{v}")
+    print(f"  {k[0]} {k[1]:5} {k[2]:8} {k[3]:40} {k[4]:32} x{v}")
 PY
   curl -s "localhost:$a/actuator/prometheus" | grep -E "^imexprobe_(probes_total|pair_up|pair_last_cu_result|stage_results_total)" | head -40
 }
 stop_agents() { for p in $PIDS; do kill -- -"$p" 2>/dev/null; done; sleep 2; PIDS=""; }
 
-log "agents limited by CUDA_VISIBLE_DEVICES only (each sees one GPU; both device nodes present)"
-agent cvd0 18100 0 cvd; agent cvd1 18101 1 cvd
-probe_pair cvd 18100 18101; stop_agents
-echo "GPU memory used (index, MiB): $(mem)"
+port=18100
+for setup in $SETUPS; do
+  case $setup in
+    cvd) log "agents limited by CUDA_VISIBLE_DEVICES only (each sees one GPU; both device nodes present)" ;;
+    ns) log "agents limited as a container runtime does: CUDA_VISIBLE_DEVICES + the other GPU's /dev node and /proc entry hidden" ;;
+    dev) log "agents limited by CUDA_VISIBLE_DEVICES + only the other GPU's /dev node hidden (ModifyDeviceFiles 0)" ;;
+    proc) log "agents limited by CUDA_VISIBLE_DEVICES + only the other GPU's /proc/driver/nvidia/gpus entry hidden" ;;
+  esac
+  agent ${setup}0 $port 0 $setup; agent ${setup}1 $((port + 1)) 1 $setup
+  probe_pair $setup $port $((port + 1)); stop_agents
+  echo "GPU memory used (index, MiB): $(mem)"
+  port=$((port + 10))
+done
 
-log "agents limited as a container runtime does: CUDA_VISIBLE_DEVICES + the other GPU's /dev node and /proc entry hidden"
-agent ns0 18110 0 ns; agent ns1 18111 1 ns
-probe_pair ns 18110 18111; stop_agents
-echo "GPU memory used (index, MiB): $(mem)"
-
-for pair in 0,1 1,0; do
+for pair in $([ "$COPY" = 1 ] && echo 0,1 1,0); do
   log "copy bandwidth through the imported mapping, exporter,importer = GPU $pair, against a peer copy in one process"
   timeout 240 bash bench/run.sh --driver real --java "$J" --jar "$JAR" --bench-jar .gpu-bundle/imexprobe-bench.jar \
     --sections copy --copy-gpus $pair --copy-sizes "${COPY_SIZES:-256M,1G}" --out "$OUT/copy-${pair/,/-}.json" 2>&1 | tail -6

@@ -246,8 +246,6 @@ static void load_config(void) {
     copy_env_dir(config.channel_dir, sizeof config.channel_dir, "FAKECUDA_CHANNEL_DIR", "/dev/nvidia-caps-imex-channels");
     copy_env_dir(config.dev_dir, sizeof config.dev_dir, "FAKECUDA_DEV_DIR", "");
 
-    const char *same = getenv("FAKECUDA_SAME_NODE_101");
-    config.same_node_101 = same && strcmp(same, "1") == 0;
     const char *faults = getenv("FAKECUDA_FAULTS");
     if (faults && strlen(faults) >= sizeof config.faults)
         fake_log("FAKECUDA_FAULTS is longer than %zu bytes and ignored; use the @file form", sizeof config.faults - 1);

@@ -35,7 +35,6 @@ struct fake_config {
     char channel_dir[4096];
     char state_dir[4096];
     char dev_dir[4096];                       /* "" when FAKECUDA_DEV_DIR is unset: every GPU present */
-    int same_node_101;                        /* FAKECUDA_SAME_NODE_101 == "1" */
     char imex_domain[FAKE_HOST_MAX];          /* imex.domain: the IMEX daemon ensemble this host is in; "" unset */
     char faults[4096];                        /* FAKECUDA_FAULTS or ""; "@file" means re-read per call */
 };

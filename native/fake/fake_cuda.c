@@ -944,9 +944,13 @@ static int same_imex_domain(const struct alloc_header *h, int importer_physical)
     return same_fabric(h, importer_physical);
 }
 
-static int gpu_visible(int physical) {
-    for (int i = 0; i < device_count; i++)
-        if (device_physical[i] == physical) return 1;
+/* 1 when physical GPU `physical` has its device node in this process's view (FAKECUDA_DEV_DIR), whatever
+ * CUDA_VISIBLE_DEVICES says. */
+static int gpu_node_present(int physical) {
+    int present[FAKE_MAX_GPUS];
+    int n = fake_present_gpus(present);
+    for (int i = 0; i < n; i++)
+        if (present[i] == physical) return 1;
     return 0;
 }
 
@@ -978,8 +982,10 @@ static CUresult import_fabric(const CUmemFabricHandle *handle, CUmemGenericAlloc
             /* Measured: the importer needs the channel the export is bound to, whatever else it holds. */
             rc = CUDA_ERROR_NOT_PERMITTED;
         } else if (same_host(&h)) {
-            /* The seed failure model (FAKECUDA_SAME_NODE_101=1), until a two-GPU host shows the truth. */
-            if (fake_config()->same_node_101 && !gpu_visible(h.gpu)) rc = CUDA_ERROR_INVALID_DEVICE;
+            /* Measured on two H200s (driver 580.159.04): a same-host import goes through the exporter's GPU, and
+             * fails with 801 when that GPU's device node is hidden from the importer; CUDA_VISIBLE_DEVICES alone
+             * does not matter. */
+            if (!gpu_node_present(h.gpu)) rc = CUDA_ERROR_NOT_SUPPORTED;
         } else if (!same_imex_domain(&h, device_physical[current_ordinal()])) {
             rc = CUDA_ERROR_NOT_SUPPORTED;
         }
@@ -995,6 +1001,8 @@ static CUresult import_fd(int shared, CUmemGenericAllocationHandle *out) {
     if (shared < 0 || read_header(shared, &h) != 0 || !(h.handle_types & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
         return CUDA_ERROR_INVALID_VALUE;
     if (!same_host(&h)) return CUDA_ERROR_NOT_SUPPORTED; /* an fd cannot come from another host */
+    /* Measured on two H200s: with the exporter GPU's device node hidden, a POSIX_FD import is 101. */
+    if (!gpu_node_present(h.gpu)) return CUDA_ERROR_INVALID_DEVICE;
     int fd = fcntl(shared, F_DUPFD_CLOEXEC, 0);
     if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
     CUresult rc = add_alloc(fd, 0, &h, out);
@@ -1427,10 +1435,10 @@ EXPORT const char *fakecudaInfo(void) {
     }
     pthread_mutex_unlock(&lock);
     snprintf(text, sizeof text,
-             "fake=1\nhost=%s\nchannelDir=%s\nstateDir=%s\ndevDir=%s\nsameNode101=%d\n"
+             "fake=1\nhost=%s\nchannelDir=%s\nstateDir=%s\ndevDir=%s\n"
              "liveAllocations=%d\nliveReservations=%d\nliveMappings=%d\nliveContexts=%d\ncontextCreations=%d\n"
              "liveHostAllocations=%d\n",
-             c->host, c->channel_dir, c->state_dir, c->dev_dir, c->same_node_101, allocations, reserved, mapped,
+             c->host, c->channel_dir, c->state_dir, c->dev_dir, allocations, reserved, mapped,
              live_contexts, creations, host);
     return text;
 }

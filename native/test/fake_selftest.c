@@ -611,7 +611,7 @@ static void t_entry_points(void *arg) {
     EXPECT(d.cuDeviceGetCount(&count), CUDA_SUCCESS, "cuDeviceGetCount after cuInit");
     check(count == 1, "FAKECUDA_GPUS unset: one GPU (%d)", count);
     EXPECT(d.cuDeviceGetCount(NULL), CUDA_ERROR_INVALID_VALUE, "cuDeviceGetCount(NULL)");
-    check(info_has("fake=1") && info_has("sameNode101=0") && info_has("devDir="), "fakecudaInfo: fake=1, sameNode101=0, devDir empty");
+    check(info_has("fake=1") && !info_has("sameNode101") && info_has("devDir="), "fakecudaInfo: fake=1, devDir empty");
 
     unsigned int n = 0;
     EXPECT(d.nvmlDeviceGetCount_v2(&n), NVML_ERROR_UNINITIALIZED, "nvmlDeviceGetCount_v2 before nvmlInit_v2");
@@ -1528,7 +1528,7 @@ static void handles(void) {
     unlink(path);
 }
 
-/* ---- 7. the seed failure model and other hosts --------------------------------------------------------- */
+/* ---- 7. the seed scenario (one host, two GPUs) and other hosts --------------------------------------------------------- */
 
 static void seed_model(void) {
     snprintf(scenario, sizeof scenario, "%s", "seed"); /* checks made by the parent */
@@ -1544,29 +1544,29 @@ static void seed_model(void) {
     struct exporter x;
     if (!require(start_exporter(&x, "seed", &ex, 0, 2 * MIB) == 0, "exporter on GPU 0")) return;
 
+    /* Measured on two H200s (driver 580.159.04): CUDA_VISIBLE_DEVICES alone does not stop a same-host import;
+     * hiding the exporter GPU's device node does (FABRIC 801). */
     struct env im = e;
     env_set(&im, "CUDA_VISIBLE_DEVICES", "1");
-    env_set(&im, "FAKECUDA_SAME_NODE_101", "1");
-    import_case("seed", &im, &x, CUDA_ERROR_INVALID_DEVICE, 0,
-                "FAKECUDA_SAME_NODE_101=1, importer limited to GPU 1 by CUDA_VISIBLE_DEVICES: 101 (seed model)");
-    im = e;
-    env_set(&im, "CUDA_VISIBLE_DEVICES", "1");
-    import_case("seed", &im, &x, CUDA_SUCCESS, 1, "same importer without the switch imports");
-    im = e;
-    env_set(&im, "CUDA_VISIBLE_DEVICES", "1");
-    env_set(&im, "FAKECUDA_SAME_NODE_101", "true");
-    import_case("seed", &im, &x, CUDA_SUCCESS, 0, "FAKECUDA_SAME_NODE_101=true is not \"1\": off");
-    im = e;
-    env_set(&im, "FAKECUDA_SAME_NODE_101", "1");
-    import_case("seed", &im, &x, CUDA_SUCCESS, 0, "switch on, importer sees both GPUs: imports");
+    import_case("seed", &im, &x, CUDA_SUCCESS, 1, "importer limited to GPU 1 by CUDA_VISIBLE_DEVICES alone imports");
     snprintf(path, sizeof path, "%s/dev", dir);
     mkdirs(path);
     snprintf(path, sizeof path, "%s/dev/nvidia1", dir);
     touch(path);
     im = e;
-    env_set(&im, "FAKECUDA_SAME_NODE_101", "1");
     env_set(&im, "FAKECUDA_DEV_DIR", "%s/dev", dir);
-    import_case("seed", &im, &x, CUDA_ERROR_INVALID_DEVICE, 0, "switch on, GPU 0 hidden by FAKECUDA_DEV_DIR: 101 (seed model)");
+    import_case("seed", &im, &x, CUDA_ERROR_NOT_SUPPORTED, 0,
+                "GPU 0's device node hidden by FAKECUDA_DEV_DIR: 801, as on two H200s");
+    im = e;
+    env_set(&im, "FAKECUDA_DEV_DIR", "%s/dev", dir);
+    env_set(&im, "FAKECUDA_SAME_NODE_101", "1");
+    import_case("seed", &im, &x, CUDA_ERROR_NOT_SUPPORTED, 0, "the retired FAKECUDA_SAME_NODE_101 changes nothing");
+    snprintf(path, sizeof path, "%s/dev/nvidia0", dir);
+    touch(path);
+    im = e;
+    env_set(&im, "FAKECUDA_DEV_DIR", "%s/dev", dir);
+    env_set(&im, "CUDA_VISIBLE_DEVICES", "1");
+    import_case("seed", &im, &x, CUDA_SUCCESS, 0, "both device nodes present, GPU 1 visible: imports");
     check(exporter_sees_writeback(&x), "the exporter sees the write-back of the importer on GPU 1");
     stop_exporter(&x, 'q');
     check(count_files(state) == 0, "state directory empty after the seed model");

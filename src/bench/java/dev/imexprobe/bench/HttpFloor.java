@@ -33,7 +33,7 @@ final class HttpFloor {
 
     static Map<String, Object> run(JsonMapper json, int warmup, int n) throws Exception {
         byte[] request = json.writeValueAsBytes(Payloads.importBody(Payloads.randomHandle(), Payloads.SIZE,
-                Payloads.uuid(2), 1234567890123L, 987654321098L, "bench-a"));
+                Payloads.uuid(2), 1234567890123L, 987654321098L, "bench-a", Payloads.uuid(1)));
         byte[] reply = json.writeValueAsBytes(Payloads.importReply("bench-b", "0123456789abcdef", Payloads.uuid(2)));
         String auth = new AgentSignature("bench-token-0123456789abcdef", Clock.systemUTC())
                 .sign("POST", "/v1/imports", request);

@@ -98,7 +98,7 @@ final class Micro {
         m.put("jniCallUs", time(driver::driverVersion, 2000));
         m.put("importerStages", importerHops());
         byte[] body = json.writeValueAsBytes(Payloads.importBody(Payloads.randomHandle(), Payloads.SIZE,
-                Payloads.uuid(1), 123456789L, 987654321L, "bench-a"));
+                Payloads.uuid(1), 123456789L, 987654321L, "bench-a", Payloads.uuid(0)));
         ImportReply reply = Payloads.importReply("bench-b", "0123456789abcdef", Payloads.uuid(1));
         byte[] replyBytes = json.writeValueAsBytes(reply);
         ProbeReport probe = probeReport(reply);
@@ -112,7 +112,7 @@ final class Micro {
         m.put("nodeReportBytes", nodeBytes.length);
         Map<String, Object> js = new LinkedHashMap<>();
         js.put("importBodyWriteUs", time(() -> json.writeValueAsBytes(Payloads.importBody(Payloads.randomHandle(),
-                Payloads.SIZE, Payloads.uuid(1), 1L, 2L, "bench-a")), 200));
+                Payloads.SIZE, Payloads.uuid(1), 1L, 2L, "bench-a", Payloads.uuid(0))), 200));
         js.put("importBodyReadUs", time(() -> json.readTree(body), 200));
         js.put("importReplyWriteUs", time(() -> json.writeValueAsBytes(reply), 200));
         js.put("importReplyReadUs", time(() -> json.readValue(replyBytes, ImportReply.class), 200));

@@ -33,8 +33,9 @@ final class Payloads {
 
     /** The body PushExchange sends (field for field). */
     static ImportRequest importBody(FabricHandle handle, long size, String gpuUuid, long seed, Long writebackSeed,
-                                    String exporterNode) {
-        return new ImportRequest(handle.base64(), "FABRIC", size, gpuUuid, seed, writebackSeed, exporterNode);
+                                    String exporterNode, String exporterGpu) {
+        return new ImportRequest(handle.base64(), "FABRIC", size, gpuUuid, seed, writebackSeed, exporterNode,
+                exporterGpu);
     }
 
     /** An importer's passing reply, with the importer stages' own sentences. */

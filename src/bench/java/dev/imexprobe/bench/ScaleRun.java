@@ -362,7 +362,8 @@ final class ScaleRun {
                 String id = created.export().id();
                 try {
                     PeerCall<ImportReply> reply = client.postImport(agent, Payloads.importBody(
-                            created.export().session().fabricHandle(), Payloads.SIZE, agentGpu, seed, wb, names.get(peer)));
+                            created.export().session().fabricHandle(), Payloads.SIZE, agentGpu, seed, wb, names.get(peer),
+                            Payloads.uuid(1000 + peer + 1)));
                     if (!reply.ok() || reply.value().verdict() != Verdict.PASS) {
                         fail("push into the agent: " + (reply.ok() ? reply.value() : reply.detail()));
                         return;

@@ -18,6 +18,7 @@ import tools.jackson.databind.annotation.JsonDeserialize;
  *
  * @param gpu the importing GPU, by index or UUID; the first when absent
  * @param exporterNode the exporter's node, so the diagnosis can tell same-node from cross-node
+ * @param exporterGpu  the exporter's GPU UUID, so the diagnosis can tell whether this container lacks that GPU
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonAutoDetect(isGetterVisibility = JsonAutoDetect.Visibility.NONE)
@@ -47,7 +48,10 @@ public record ImportRequest(
         Long writebackSeed,
 
         @JsonDeserialize(using = Fields.Text.class)
-        String exporterNode) implements WireRequest {
+        String exporterNode,
+
+        @JsonDeserialize(using = Fields.Text.class)
+        String exporterGpu) implements WireRequest {
 
     /** The handle's bytes; call after validation. */
     public FabricHandle fabricHandle() {

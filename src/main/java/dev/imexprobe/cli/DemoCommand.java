@@ -14,8 +14,9 @@ import java.util.List;
 /**
  * {@code demo}: a simulated cluster on the fake driver, real agent processes probing each other. NVLink domain 1 is
  * N nodes × M GPUs, one agent per GPU (the per-GPU topology of the seed), with trouble built in so the diagnosis has
- * something to find: on the first node the seed failure model (same-node imports between containers that each see
- * one GPU fail with 101), and on the last node one agent without its IMEX channel (800). {@code --domains} NVLink
+ * something to find: on the first node the seed's containers (each given only its own GPU's device node, so
+ * same-node imports between them fail with 801, as measured on two H200s), and on the last node one agent without
+ * its IMEX channel (800). {@code --domains} NVLink
  * domains in all (default 2: the others N nodes each, one agent per node) plus one HGX-style node without an NVLink
  * fabric (its own IMEX domain): pairs across domains are shown as not probed, never as failures. Everything it shows
  * is labelled simulated. Ctrl-C or --duration stops every agent and removes every file it made.
@@ -70,7 +71,8 @@ final class DemoCommand {
                     + "fabric: its own IMEX domain), %d agents on the fake driver (nothing here runs on a GPU)%n",
                     o.domains(), o.nodes(), o.gpusPerNode(), DemoDomain.HGX_NODE, agents.size());
             out.println("pairs across IMEX domains cannot import by design: not probed (grey), never failed");
-            out.printf("built-in trouble: %s runs the seed failure model (same-node imports → 101); %s has no IMEX channel (→ 800)%n",
+            out.printf("built-in trouble: %s runs the seed's containers (each has only its own GPU's device node: same-node "
+                    + "imports → 801); %s has no IMEX channel (→ 800)%n",
                     agents.getFirst().node(), DemoDomain.troubleAgent(agents).name());
             // JVMs starting side by side share the machine's cores: the limit grows with their number.
             DemoProcesses.waitReady(agents, processes, Duration.ofSeconds(60 + 15L * agents.size()));

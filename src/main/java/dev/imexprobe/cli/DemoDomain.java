@@ -67,8 +67,15 @@ final class DemoDomain {
                 boolean channelless = n == o.nodes() - 1 && g == o.gpusPerNode() - 1 && index > 0;
                 Map<String, String> env = env(o, fakeLibs, state, cfg, channelless ? noChannel : channels, node,
                         o.port() + index, token, all);
-                env.put("FAKECUDA_SAME_NODE_101", seedNode ? "1" : "0");
-                env.put("CUDA_VISIBLE_DEVICES", Integer.toString(g));
+                if (seedNode) {
+                    // The seed's containers: each /dev holds only its own GPU's node, as a container runtime
+                    // builds it; importing the other GPU's memory then fails (801, as on two H200s).
+                    Path dev = Files.createDirectories(nodeDir.resolve("container-gpu" + g));
+                    Files.writeString(dev.resolve("nvidia" + g), "");
+                    env.put("FAKECUDA_DEV_DIR", dev.toString());
+                } else {
+                    env.put("CUDA_VISIBLE_DEVICES", Integer.toString(g)); // all nodes present: imports work
+                }
                 agents.add(new DemoAgent(node, g, o.port() + index, Map.copyOf(env)));
             }
         }
@@ -79,7 +86,6 @@ final class DemoDomain {
                 Path cfg = fakeConfig(nodeDir, node, o.gpusPerNode(), cluster, d);
                 int port = o.port() + agents.size();
                 Map<String, String> env = env(o, fakeLibs, state, cfg, channels(nodeDir), node, port, token, all);
-                env.put("FAKECUDA_SAME_NODE_101", "0");
                 agents.add(new DemoAgent(node, -1, port, Map.copyOf(env)));
             }
         }
@@ -87,7 +93,6 @@ final class DemoDomain {
         Path hgxCfg = fakeConfig(hgxDir, HGX_NODE, o.gpusPerNode(), null, 0);
         int port = o.port() + agents.size();
         Map<String, String> env = env(o, fakeLibs, state, hgxCfg, channels(hgxDir), HGX_NODE, port, token, all);
-        env.put("FAKECUDA_SAME_NODE_101", "0");
         agents.add(new DemoAgent(HGX_NODE, -1, port, Map.copyOf(env)));
         return List.copyOf(agents);
     }

@@ -1,5 +1,6 @@
 package dev.imexprobe.cuda;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -52,6 +53,16 @@ public record GpuDevice(int index, String uuid, String name, String pciBusId, Ma
     public GpuDevice withNotProbed(String findingCode) {
         return new GpuDevice(index, uuid, name, pciBusId, attributes, granularityBytes, fabric, fabricResult,
                 memoryFreeBytes, memoryTotalBytes, imexDomain, computeMode, migEnabled, findingCode);
+    }
+
+    /** Whether {@code gpus} holds the GPU with {@code uuid} (a loop: it runs on every exchange). */
+    public static boolean holds(List<GpuDevice> gpus, String uuid) {
+        for (GpuDevice g : gpus) {
+            if (g.uuid().equals(uuid)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A UUID as people read it in tables: {@code GPU-} and the first eight hex digits. */

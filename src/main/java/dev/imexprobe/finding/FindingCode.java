@@ -143,15 +143,17 @@ public enum FindingCode {
                     + "alert.",
             "Nothing to fix if {targetNode} is meant to observe only. To prove imports there, give its agent a "
                     + "channel (imex.channel.mode=hostPath where the host manages IMEX, or computeDomain)."),
-    SAME_NODE_INVALID_DEVICE(Severity.ERROR, Blame.TARGET,
-            "cuMemImportFromShareableHandle returned 101 INVALID_DEVICE with the exporter on the same node "
-                    + "({sourceNode}): the importer cannot see the exporter's GPU. Cross-node imports of the same "
-                    + "kind of handle work, so the driver resolves a same-node fabric handle through the local "
-                    + "GPU, which this container does not have.",
-            "Known workarounds: run exporter and importer in one pod (or one container) that sees both GPUs; or "
-                    + "give the importer the exporter's GPU too (CUDA_VISIBLE_DEVICES / device nodes); or use "
-                    + "POSIX_FD handles between processes of one node. Run `imexprobe ladder` on the node to see "
-                    + "which isolation step breaks it."),
+    SAME_NODE_EXPORTER_GPU_HIDDEN(Severity.ERROR, Blame.TARGET,
+            "cuMemImportFromShareableHandle returned {driverResult} with the exporter on the same node "
+                    + "({sourceNode}) and its GPU ({exporterGpu}) not in the importer's container. A same-node import "
+                    + "goes through the exporter's GPU, so the importer needs that GPU's device node; across nodes "
+                    + "the same handle imports fine. Measured on two NVLink-connected H200s (driver 580.159.04): "
+                    + "with the exporter's /dev/nvidiaN hidden, as a container runtime does, FABRIC imports fail with "
+                    + "801 NOT_SUPPORTED and POSIX_FD imports with 101 INVALID_DEVICE; CUDA_VISIBLE_DEVICES alone "
+                    + "breaks nothing. Users of other setups have seen 101 for FABRIC.",
+            "Give the importer's container the exporter GPU's /dev/nvidiaN (CUDA_VISIBLE_DEVICES may still keep "
+                    + "the job on its own GPU), or run exporter and importer in one container that has both GPUs. "
+                    + "Run `imexprobe ladder` on the node: rung 4 (device nodes) shows the step that breaks it."),
     INVALID_DEVICE(Severity.ERROR, Blame.TARGET,
             "An operation returned 101 INVALID_DEVICE on the importer ({stage}).",
             "Check that the importer's GPU is visible and healthy (nvidia-smi in the pod) and matches the GPU the "

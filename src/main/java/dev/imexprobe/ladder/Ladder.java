@@ -211,7 +211,7 @@ public final class Ladder {
                 }
                 StagesReply reply = worker.request(new WorkerRequest.SelfProbe(a.index(), size, type, null, null),
                         timeout());
-                cells.add(cell(type, WorkerExchange.stagesOf(reply, worker, "selfProbe"), Expected.PASS));
+                cells.add(cell(type, WorkerExchange.stagesOf(reply, worker, "selfProbe"), Expected.PASS, true));
             }
             return new RungResult(Rung.ONE_PROCESS, Rung.ONE_PROCESS.title(), Rung.ONE_PROCESS.setup(), List.of(),
                     null, List.of(scout.view()), List.copyOf(cells));
@@ -262,7 +262,7 @@ public final class Ladder {
                                 ? exchange.fabric(plan.exporterOrdinal(), plan.importerOrdinal(), size)
                                 : exchange.posixFd(plan.exporterOrdinal(), plan.importerOrdinal(), size,
                                         work.resolve("fd-" + (++sockets) + ".sock"));
-                        cells.add(cell(type, stages, expected));
+                        cells.add(cell(type, stages, expected, iv.gpus().contains(a.uuid())));
                     }
                 }
             } catch (WorkerFailure f) {
@@ -287,10 +287,12 @@ public final class Ladder {
 
         // ---- results -------------------------------------------------------------------------------------------
 
-        private Cell cell(HandleType type, List<StageResult> stages, Expected expected) {
+        /** {@code exporterGpuSeen}: the importer's process sees GPU A, the exporter's. */
+        private Cell cell(HandleType type, List<StageResult> stages, Expected expected, boolean exporterGpuSeen) {
             StageResult failed = StageEngine.firstFailure(stages);
             boolean passed = StageEngine.passed(stages);
-            Finding finding = failed == null ? null : ProbeDiagnosis.diagnose(stages, true, node, node);
+            Finding finding = failed == null ? null
+                    : ProbeDiagnosis.diagnose(stages, true, a.uuid(), exporterGpuSeen, node, node);
             boolean asExpected = expected.stage() == null ? passed
                     : failed != null && failed.name() == expected.stage()
                     && Objects.equals(failed.cuResult(), expected.result().code());

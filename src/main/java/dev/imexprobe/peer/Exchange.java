@@ -51,13 +51,19 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
         return 2L << 20; // the H200's granularity; the exporter refuses a size it cannot use
     }
 
-    /** The pair's result: its stages in order, the peer's finding if the peer failed, else the diagnosis. */
+    /**
+     * The pair's result: its stages in order, the peer's finding if the peer failed, else the diagnosis. The
+     * source is the exporter and the target the importer, whichever way the exchange ran.
+     *
+     * @param exporterGpuSeen whether the importer sees the exporter's GPU (null when not known)
+     */
     static PairResult finish(Direction direction, String sourceNode, GpuSelector.Gpu source, String targetNode,
-                             GpuSelector.Gpu target, StageStitch stitch, Finding peerFinding, long start, Debug debug) {
+                             GpuSelector.Gpu target, StageStitch stitch, Boolean exporterGpuSeen, Finding peerFinding,
+                             long start, Debug debug) {
         List<StageResult> stages = stitch.list();
         boolean pass = peerFinding == null && StageEngine.passed(stages);
-        Finding finding = peerFinding != null ? peerFinding
-                : ProbeDiagnosis.diagnose(stages, sourceNode.equals(targetNode), sourceNode, targetNode);
+        Finding finding = peerFinding != null ? peerFinding : ProbeDiagnosis.diagnose(stages,
+                sourceNode.equals(targetNode), source.uuid(), exporterGpuSeen, sourceNode, targetNode);
         if (!pass && peerFinding == null && !ImexDomain.same(source.domain(), target.domain())) {
             finding = acrossDomains(source.domain(), target.domain(), finding);
         }
@@ -68,6 +74,11 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
         }
         return new PairResult(direction, sourceNode, source.uuid(), targetNode, target.uuid(), Verdict.of(pass),
                 seconds(start), finding, stages, debug.lines());
+    }
+
+    /** Whether this agent's process sees the GPU with {@code uuid} (the importer's view in a pull). */
+    boolean sees(String uuid) {
+        return GpuDevice.holds(self.gpus(), uuid);
     }
 
     /** A pair on which nothing ran: a GPU of it takes no context (compute mode, MIG). Never a failure. */

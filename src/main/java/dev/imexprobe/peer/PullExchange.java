@@ -53,7 +53,7 @@ final class PullExchange extends Exchange {
         if (!reply.ok()) {
             stitch.add(PeerAnswers.transferFailure(reply));
             stitch.gap("not run: the exporter could not be asked");
-            return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch,
+            return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, sees(theirs.uuid()),
                     PeerAnswers.peerFinding(peer.target(), reply), start, debug);
         }
         ExportReply export = reply.value();
@@ -66,7 +66,8 @@ final class PullExchange extends Exchange {
         if (export.verdict() != Verdict.PASS || export.handle() == null) {
             stitch.gap("not run: the exporter failed");
             stitch.add(find(export.stages(), Stage.RELEASE));
-            return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, null, start, debug);
+            return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, sees(theirs.uuid()), null,
+                    start, debug);
         }
         FabricHandle handle;
         try {
@@ -76,7 +77,7 @@ final class PullExchange extends Exchange {
                     + e.getMessage()));
             stitch.gap("not run: no usable handle");
             stitch.add(remoteRelease(peer, export.id()));
-            return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch,
+            return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, sees(theirs.uuid()),
                     FindingCode.PEER_ERROR.finding(Map.of("peer", peer.target(), "stage", Stage.TRANSFER.label(),
                             "detail", "the exporter sent an unusable handle: " + e.getMessage())), start, debug);
         }
@@ -97,7 +98,8 @@ final class PullExchange extends Exchange {
         }
         stitch.add(StageStitch.mergeWriteback(write, check));
         stitch.add(StageStitch.mergeRelease(find(local, Stage.RELEASE), remoteRelease(peer, export.id())));
-        return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, null, start, debug);
+        return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, sees(theirs.uuid()), null,
+                start, debug);
     }
 
     private StageResult remoteRelease(Peer peer, String id) {

@@ -13,6 +13,7 @@ import dev.imexprobe.probe.Expected;
 import dev.imexprobe.probe.GpuSelector;
 import dev.imexprobe.probe.LocalAgent;
 import dev.imexprobe.probe.PairResult;
+import dev.imexprobe.probe.ProbeDiagnosis;
 import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.Stage;
 import dev.imexprobe.probe.StageResult;
@@ -59,12 +60,12 @@ final class PushExchange extends Exchange {
         }
         if (!created.ok()) {
             stitch.gap("not run: the export failed");
-            return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, null, start, debug);
+            return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, null, null, start, debug);
         }
         String id = created.export().id();
         FabricHandle handle = created.export().session().fabricHandle();
         ImportRequest body = new ImportRequest(handle.base64(), "FABRIC", size, theirs.uuid(), seed, writebackSeed,
-                self.node());
+                self.node(), mine.uuid());
         long[] answered = {0};
         Runnable answering = () -> { // the check and release follow the answer: a worker awake for them
             answered[0] = System.nanoTime();
@@ -82,7 +83,8 @@ final class PushExchange extends Exchange {
             transferFinding = PeerAnswers.peerFinding(peer.target(), reply);
             stitch.gap("not run: the handle did not reach the importer");
             stitch.add(registry.release(id));
-            return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, transferFinding, start, debug);
+            return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, null, transferFinding, start,
+                    debug);
         }
         List<StageResult> remote = reply.value().stages();
         if (reply.value().verdict() == Verdict.NOT_PROBED) {
@@ -104,6 +106,8 @@ final class PushExchange extends Exchange {
         StageResult release = ours == null ? null : ours.getLast();
         stitch.add(StageStitch.mergeWriteback(remoteWrite, check));
         stitch.add(StageStitch.mergeRelease(find(remote, Stage.RELEASE), release));
-        return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, null, start, debug);
+        // The importer knows whether it sees our GPU; its finding's evidence says so.
+        return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch,
+                ProbeDiagnosis.exporterGpuSeen(reply.value().finding()), null, start, debug);
     }
 }

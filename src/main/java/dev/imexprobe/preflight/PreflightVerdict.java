@@ -51,8 +51,8 @@ public final class PreflightVerdict {
         Finding verdict;
         List<String> next = new ArrayList<>();
         if (failed.stream().allMatch(p -> p.result().finding() != null
-                && p.result().finding().is(FindingCode.SAME_NODE_INVALID_DEVICE))) {
-            // The seed's pattern: same-node pairs fail with 101, whatever crosses nodes passes.
+                && p.result().finding().is(FindingCode.SAME_NODE_EXPORTER_GPU_HIDDEN))) {
+            // The seed's pattern: same-node pairs fail (the exporter's GPU hidden), whatever crosses nodes passes.
             verdict = failed.getFirst().result().finding();
             long crossPassed = sorted.stream().filter(p -> p.passed() && !sameNode(p)).count();
             Set<String> nodes = new LinkedHashSet<>();

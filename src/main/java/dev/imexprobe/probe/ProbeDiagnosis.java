@@ -10,8 +10,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Names the finding for one exchange from its stages: the first stage that failed, its CUresult, and
- * whether exporter and importer share a node (the seed case). Returns null when the exchange passed.
+ * Names the finding for one exchange from its stages: the first stage that failed, its CUresult, whether
+ * exporter and importer share a node and whether the importer sees the exporter's GPU (the seed case). Returns
+ * null when the exchange passed.
  */
 public final class ProbeDiagnosis {
 
@@ -19,11 +20,14 @@ public final class ProbeDiagnosis {
     }
 
     /**
-     * @param sameNode   exporter and importer are on one node (their node names are equal)
-     * @param sourceNode the exporter's node, for the evidence
-     * @param targetNode the importer's node
+     * @param sameNode        exporter and importer are on one node (their node names are equal)
+     * @param exporterGpu     the exporter's GPU UUID, for the evidence; null when not known
+     * @param exporterGpuSeen whether the importer's process sees the exporter's GPU; null when not known
+     * @param sourceNode      the exporter's node, for the evidence
+     * @param targetNode      the importer's node
      */
-    public static Finding diagnose(List<StageResult> stages, boolean sameNode, String sourceNode, String targetNode) {
+    public static Finding diagnose(List<StageResult> stages, boolean sameNode, String exporterGpu,
+                                   Boolean exporterGpuSeen, String sourceNode, String targetNode) {
         StageResult failed = StageEngine.firstFailure(stages);
         if (failed == null) {
             return null;
@@ -39,14 +43,27 @@ public final class ProbeDiagnosis {
         evidence.put("sourceNode", sourceNode);
         evidence.put("targetNode", targetNode);
         evidence.put("sameNode", sameNode);
-        Finding finding = code(failed, sameNode).finding(evidence);
+        if (exporterGpu != null) {
+            evidence.put("exporterGpu", exporterGpu);
+        }
+        if (exporterGpuSeen != null) {
+            evidence.put("exporterGpuSeen", exporterGpuSeen);
+        }
+        Finding finding = code(failed, sameNode, exporterGpuSeen).finding(evidence);
         // create and export run on the exporter: whatever fails there (a driver error, a hang, a poisoned
         // context) is the source's, though the same codes elsewhere point at the importer.
         boolean onExporter = failed.name() == Stage.CREATE || failed.name() == Stage.EXPORT;
         return onExporter && finding.blame() == Blame.TARGET ? finding.withBlame(Blame.SOURCE, null) : finding;
     }
 
-    static FindingCode code(StageResult failed, boolean sameNode) {
+    /** What an importer's finding says of whether it saw the exporter's GPU; null when it does not say. */
+    public static Boolean exporterGpuSeen(Finding importerFinding) {
+        Object seen = importerFinding == null || importerFinding.evidence() == null ? null
+                : importerFinding.evidence().get("exporterGpuSeen");
+        return seen instanceof Boolean b ? b : null;
+    }
+
+    static FindingCode code(StageResult failed, boolean sameNode, Boolean exporterGpuSeen) {
         if (failed.status() == StageStatus.TIMEOUT) {
             return FindingCode.TIMEOUT;
         }
@@ -64,8 +81,15 @@ public final class ProbeDiagnosis {
                 if (code == CuResult.NOT_PERMITTED.code()) {
                     yield FindingCode.IMPORT_NOT_PERMITTED;
                 }
+                // Measured on two H200s: with the exporter's GPU hidden from the importer's container, a
+                // same-node FABRIC import is 801 (POSIX_FD 101), which alone reads like a bad handle. A probe's
+                // handle is fresh and its exporter alive, so the hidden GPU is the cause; users reported 101 too.
                 if (code == CuResult.INVALID_DEVICE.code()) {
-                    yield sameNode ? FindingCode.SAME_NODE_INVALID_DEVICE : FindingCode.INVALID_DEVICE;
+                    yield sameNode && !Boolean.TRUE.equals(exporterGpuSeen) ? FindingCode.SAME_NODE_EXPORTER_GPU_HIDDEN
+                            : FindingCode.INVALID_DEVICE;
+                }
+                if (code == CuResult.NOT_SUPPORTED.code() && sameNode && Boolean.FALSE.equals(exporterGpuSeen)) {
+                    yield FindingCode.SAME_NODE_EXPORTER_GPU_HIDDEN;
                 }
                 if (code == CuResult.NOT_SUPPORTED.code() || code == CuResult.INVALID_HANDLE.code()) {
                     yield FindingCode.HANDLE_REJECTED;

@@ -32,7 +32,7 @@ public final class SelfProbe {
                 ordinal, ordinal);
         List<StageResult> stages = engine.run(session, STAGES);
         boolean pass = StageEngine.passed(stages);
-        Finding finding = ProbeDiagnosis.diagnose(stages, true, node, node);
+        Finding finding = ProbeDiagnosis.diagnose(stages, true, null, true, node, node);
         return new SelfProbeResult(ordinal, sizeBytes, pass ? Verdict.PASS : Verdict.FAIL,
                 (System.nanoTime() - start) / 1e9, stages, finding);
     }

@@ -64,7 +64,8 @@ public class ExportController {
         }
         if (!created.ok()) {
             ExportReply failed = new ExportReply(null, null, "FABRIC", size, exporter(gpu), null, Verdict.FAIL,
-                    created.stages(), ProbeDiagnosis.diagnose(created.stages(), false, node.identity().node(), null));
+                    created.stages(), ProbeDiagnosis.diagnose(created.stages(), false, null, null,
+                            node.identity().node(), null));
             return ResponseEntity.ok(failed);
         }
         ExportRegistry.Export e = created.export();

@@ -54,8 +54,10 @@ public class ImportController {
                     node.identity().id(), gpu.index(), gpu.uuid(), stages, refused);
         }
         String self = node.identity().node();
+        String exporterGpu = request.exporterGpu();
+        Boolean seen = exporterGpu == null ? null : GpuDevice.holds(node.gpus(), exporterGpu);
         return new ImportReply(Verdict.of(StageEngine.passed(stages)), (System.nanoTime() - start) / 1e9, self,
                 node.identity().id(), gpu.index(), gpu.uuid(), stages,
-                ProbeDiagnosis.diagnose(stages, self.equals(exporterNode), exporterNode, self));
+                ProbeDiagnosis.diagnose(stages, self.equals(exporterNode), exporterGpu, seen, exporterNode, self));
     }
 }

@@ -51,7 +51,7 @@ class WireTest {
     @Test
     void theClientWritesSeedsAsDecimalStringsAndLeavesAbsentFieldsOut() {
         String json = Json.MAPPER.writeValueAsString(new ImportRequest(HANDLE, "FABRIC", 2097152L, "GPU-x",
-                Long.MAX_VALUE, null, "node-a"));
+                Long.MAX_VALUE, null, "node-a", null));
         assertThat(json).contains("\"seed\":\"9223372036854775807\"").contains("\"sizeBytes\":2097152")
                 .doesNotContain("writebackSeed").doesNotContain("writebackAfterSeed");
         // and reads back as it was written
@@ -68,7 +68,7 @@ class WireTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "unknown field|{'handle':'x','colour':1}|unknown field 'colour' (known: exporterNode, gpu, handle, handleType, seed, sizeBytes, writebackSeed)",
+            "unknown field|{'handle':'x','colour':1}|unknown field 'colour' (known: exporterGpu, exporterNode, gpu, handle, handleType, seed, sizeBytes, writebackSeed)",
             "array|[1,2]|request body must be a JSON object",
             "null|null|request body must be a JSON object",
             "number|5|request body must be a JSON object",

@@ -40,7 +40,16 @@ class DemoDomainTest {
             assertThat(byNode.get(n)).hasSize(2).allSatisfy(a -> assertThat(a.gpu()).isNotNegative());
             assertThat(fakeConfig(byNode.get(n).getFirst())).contains("gpu.0.fabric.state=3", "gpu.1.fabric.clique=1");
         }
-        assertThat(byNode.get("demo-node-1")).allSatisfy(a -> assertThat(a.env()).containsEntry("FAKECUDA_SAME_NODE_101", "1"));
+        // the seed node: each container's /dev holds only its own GPU's node; the other nodes limit by CUDA_VISIBLE_DEVICES
+        for (DemoDomain.DemoAgent a : byNode.get("demo-node-1")) {
+            Path dev = Path.of(a.env().get("FAKECUDA_DEV_DIR"));
+            try (var entries = Files.list(dev)) {
+                assertThat(entries.map(p -> p.getFileName().toString())).containsExactly("nvidia" + a.gpu());
+            }
+            assertThat(a.env()).doesNotContainKey("CUDA_VISIBLE_DEVICES");
+        }
+        assertThat(byNode.get("demo-node-2")).allSatisfy(a -> assertThat(a.env()).doesNotContainKey("FAKECUDA_DEV_DIR")
+                .containsEntry("CUDA_VISIBLE_DEVICES", Integer.toString(a.gpu())));
         assertThat(DemoDomain.troubleAgent(agents).name()).isEqualTo("demo-node-2 GPU 1");
         // domain 2: the same cluster, clique 2, one agent per node seeing both GPUs, healthy
         String cluster = fakeConfig(byNode.get("demo-node-1").getFirst()).lines()
@@ -49,7 +58,7 @@ class DemoDomainTest {
             DemoDomain.DemoAgent a = byNode.get(n).getFirst();
             assertThat(byNode.get(n)).hasSize(1);
             assertThat(a.gpu()).isEqualTo(-1);
-            assertThat(a.env()).doesNotContainKey("CUDA_VISIBLE_DEVICES").containsEntry("FAKECUDA_SAME_NODE_101", "0");
+            assertThat(a.env()).doesNotContainKey("CUDA_VISIBLE_DEVICES").doesNotContainKey("FAKECUDA_DEV_DIR");
             assertThat(fakeConfig(a)).contains(cluster, "gpu.0.fabric.clique=2", "gpu.1.fabric.clique=2", "gpus=2");
             assertThat(a.env().get("FAKECUDA_CHANNEL_DIR")).doesNotEndWith("no-channel");
         }

@@ -102,13 +102,13 @@ class DemoIT {
                     + p.path("finding").path("code").asString("-");
             byFinding.merge(key, 1L, Long::sum);
             if (p.get("sourceNode").asString().equals("demo-node-1") && p.get("targetNode").asString().equals("demo-node-1")) {
-                assertThat(p.get("cuResult").asInt()).as("the seed pair").isEqualTo(101);
-                assertThat(p.get("finding").get("code").asString()).isEqualTo("SAME_NODE_INVALID_DEVICE");
+                assertThat(p.get("cuResult").asInt()).as("the seed pair, as on two H200s").isEqualTo(801);
+                assertThat(p.get("finding").get("code").asString()).isEqualTo("SAME_NODE_EXPORTER_GPU_HIDDEN");
             }
         }
         // 2 seed pairs (both directions on node 1); the channel-less agent: 3 as exporter, 3 as importer.
         // Domain 1: 4 ok; domain 2: 2 agents × 2 GPUs × 2 GPUs = 8 ok; across domains: 84 - 12 - 8 = 64, all grey.
-        assertThat(byFinding).containsEntry("failed 101 SAME_NODE_INVALID_DEVICE", 2L)
+        assertThat(byFinding).containsEntry("failed 801 SAME_NODE_EXPORTER_GPU_HIDDEN", 2L)
                 .containsEntry("failed 800 CREATE_NOT_PERMITTED", 3L)
                 .containsEntry("failed 800 IMPORT_NOT_PERMITTED", 3L)
                 .containsEntry("ok 0 -", 12L)
@@ -117,7 +117,7 @@ class DemoIT {
                 .anyMatch(d -> d.endsWith("/1")).anyMatch(d -> d.endsWith("/2")).anyMatch(d -> d.equals("host:fake-demo-hgx"));
 
         assertThat(page).contains("SIMULATED").contains("<table id=\"matrix\"")
-                .contains("101 SAME_NODE_INVALID_DEVICE").contains("800 IMPORT_NOT_PERMITTED")
+                .contains("801 SAME_NODE_EXPORTER_GPU_HIDDEN").contains("800 IMPORT_NOT_PERMITTED")
                 .contains("800 CREATE_NOT_PERMITTED").contains("not probed — different domain");
         assertThat(page.split("<td class=\"ok\"", -1)).hasSize(13);
         assertThat(page.split("<td class=\"failed\"", -1)).hasSize(9);
@@ -136,7 +136,7 @@ class DemoIT {
                 .orElseThrow();
         assertThat(Path.of(removed.substring("stopped every agent and removed ".length()))).doesNotExist();
         assertThat(lines.stream().filter(l -> l.startsWith("finding: ")).collect(Collectors.toSet()))
-                .anyMatch(l -> l.contains("SAME_NODE_INVALID_DEVICE")).anyMatch(l -> l.contains("IMPORT_NOT_PERMITTED"));
+                .anyMatch(l -> l.contains("SAME_NODE_EXPORTER_GPU_HIDDEN")).anyMatch(l -> l.contains("IMPORT_NOT_PERMITTED"));
     }
 
     private static boolean resolved(JsonNode mesh) {

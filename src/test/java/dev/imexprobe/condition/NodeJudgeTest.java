@@ -96,7 +96,7 @@ class NodeJudgeTest {
     @Test
     void reasonsAreCamelCaseAndMessagesBounded() {
         assertThat(NodeJudge.camelCase("NO_IMEX_CHANNEL")).isEqualTo("NoImexChannel");
-        assertThat(NodeJudge.camelCase("SAME_NODE_INVALID_DEVICE")).isEqualTo("SameNodeInvalidDevice");
+        assertThat(NodeJudge.camelCase("SAME_NODE_EXPORTER_GPU_HIDDEN")).isEqualTo("SameNodeExporterGpuHidden");
         List<PairState> many = new java.util.ArrayList<>();
         for (int i = 0; i < 200; i++) {
             many.add(failed("node-a", "node-" + i, FindingCode.CREATE_NOT_PERMITTED, "create", 800, 2));

@@ -160,21 +160,25 @@ class CrossProcessFabricIT {
     }
 
     @Test
-    void seedModelGives101WhenTheExportersGpuIsHiddenFromTheImporter() {
-        FakeMachine m = FakeMachine.twoGpuSeedModel(tmp);
-        Map<String, String> a = m.env();
-        a.put("CUDA_VISIBLE_DEVICES", "0");
-        Map<String, String> b = m.env();
-        b.put("CUDA_VISIBLE_DEVICES", "1");
-        try (WorkerProcess exporter = WorkerProcess.start(a, tmp.resolve("e.log"));
-             WorkerProcess importer = WorkerProcess.start(b, tmp.resolve("i.log"));
+    void aContainerWithoutTheExportersGpuDeviceNodeCannotImportButCudaVisibleDevicesAloneCan() {
+        // As measured on two H200s (driver 580.159.04, docs/gpu-validation.md "Seed scenario on two GPUs").
+        FakeMachine m = FakeMachine.twoGpus(tmp);
+        Map<String, String> visibleOnly = m.env();
+        visibleOnly.put("CUDA_VISIBLE_DEVICES", "1");
+        try (WorkerProcess exporter = WorkerProcess.start(m.containerEnv(0), tmp.resolve("e.log"));
+             WorkerProcess container = WorkerProcess.start(m.containerEnv(1), tmp.resolve("i.log"));
+             WorkerProcess visible = WorkerProcess.start(visibleOnly, tmp.resolve("v.log"));
              WorkerProcess both = WorkerProcess.start(m.env(), tmp.resolve("both.log"))) {
-            JsonNode node = importer.request(new WorkerRequest.Node());
+            JsonNode node = container.request(new WorkerRequest.Node());
             assertThat(node.get("gpus")).hasSize(1);
+            assertThat(node.get("gpus").get(0).get("uuid").asString())
+                    .isEqualTo(both.request(new WorkerRequest.Node()).get("gpus").get(1).get("uuid").asString());
             JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE, 11L, null));
-            JsonNode i = importer.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 0, 11L, null));
-            assertThat(stage(i, "import", "cuResultName")).isEqualTo("CUDA_ERROR_INVALID_DEVICE");
-            // The same handle imports in a process that sees both GPUs, on the other GPU.
+            JsonNode i = container.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 0, 11L, null));
+            assertThat(stage(i, "import", "cuResultName")).isEqualTo("CUDA_ERROR_NOT_SUPPORTED");
+            // CUDA_VISIBLE_DEVICES alone (both device nodes present) imports, and so does a process seeing both.
+            JsonNode v = visible.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 0, 11L, null));
+            assertThat(v.get("ok").asBoolean()).as("%s", v).isTrue();
             JsonNode ok = both.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 1, 11L, null));
             assertThat(ok.get("ok").asBoolean()).as("%s", ok).isTrue();
         }

@@ -52,80 +52,60 @@ class LadderOnFakeMachineIT {
     }
 
     /** Two fake GPUs with device nodes and channels 0 and 1: every rung can run. */
-    private FakeMachine twoGpus(boolean seedModel) {
-        return FakeMachine.twoGpuSeedModel(tmp.resolve("machine")).sameNode101(seedModel).deviceNodes(0, 1)
-                .channels(0, 1);
+    private FakeMachine twoGpus() {
+        return FakeMachine.twoGpus(tmp.resolve("machine")).deviceNodes(0, 1).channels(0, 1);
     }
 
+    /** The ladder as it climbed on two H200s (driver 580.159.04, docs/gpu-validation.md "Seed scenario on two GPUs"). */
     @Test
-    void seedModelFailsFabricFirstAtRungThreeWhilePosixFdPasses() throws IOException {
-        FakeMachine m = twoGpus(true);
+    void likeTwoH200sImportsBreakOnlyOnceTheExportersDeviceNodeIsHidden() throws IOException {
+        FakeMachine m = twoGpus();
         boolean privileged = namespaces();
         LadderReport r = climb(m);
 
-        for (Rung rung : List.of(Rung.ONE_PROCESS, Rung.TWO_PROCESSES, Rung.TWO_GPUS)) {
-            assertThat(r.cell(rung, HandleType.FABRIC).status()).as("FABRIC rung %s: %s", rung.label(),
-                    r.cell(rung, HandleType.FABRIC)).isEqualTo(Status.PASS);
+        for (Rung rung : List.of(Rung.ONE_PROCESS, Rung.TWO_PROCESSES, Rung.TWO_GPUS, Rung.VISIBLE_DEVICES,
+                Rung.SAME_CHANNEL)) {
+            for (HandleType t : HandleType.values()) {
+                Cell c = r.cell(rung, t);
+                assertThat(c.status()).as("rung %s %s: %s", rung.label(), t, c).isEqualTo(Status.PASS);
+                assertThat(c.stages()).hasSize(10);
+            }
         }
-        Cell seed = r.cell(Rung.VISIBLE_DEVICES, HandleType.FABRIC);
-        assertThat(seed.status()).isEqualTo(Status.FAIL);
-        assertThat(seed.failedStage().name().label()).isEqualTo("import");
-        assertThat(seed.failedStage().cuResult()).isEqualTo(CuResult.INVALID_DEVICE.code());
-        assertThat(seed.finding().code()).isEqualTo("SAME_NODE_INVALID_DEVICE");
-        assertThat(r.cell(Rung.VISIBLE_DEVICES, HandleType.POSIX_FD).status()).isEqualTo(Status.PASS);
         assertThat(r.rung(Rung.VISIBLE_DEVICES).seen()).extracting(ProcessView::gpus)
                 .containsExactly(List.of(r.exporterGpu().uuid()), List.of(r.importerGpu().uuid()));
-
-        if (privileged) {
-            // Hiding the exporter's node as well changes nothing for the seed model: still 101, POSIX_FD still fine.
-            assertThat(r.cell(Rung.DEVICE_NODES, HandleType.FABRIC).failedStage().cuResult()).isEqualTo(101);
-            assertThat(r.cell(Rung.DEVICE_NODES, HandleType.POSIX_FD).status()).isEqualTo(Status.PASS);
-            assertThat(r.rung(Rung.DEVICE_NODES).seen()).extracting(ProcessView::deviceNodes)
-                    .containsExactly(List.of("nvidia0"), List.of("nvidia1"));
-        } else {
-            assertThat(r.cell(Rung.DEVICE_NODES, HandleType.FABRIC).status()).isEqualTo(Status.SKIPPED);
-        }
-        assertThat(r.cell(Rung.SAME_CHANNEL, HandleType.FABRIC).status()).isEqualTo(Status.PASS);
         Cell other = r.cell(Rung.OTHER_CHANNEL, HandleType.FABRIC);
         assertThat(other.status()).as("800 expected: %s", other).isEqualTo(Status.PASS);
         assertThat(other.failedStage().cuResult()).isEqualTo(CuResult.NOT_PERMITTED.code());
+        assertThat(r.rung(Rung.OTHER_CHANNEL).seen()).extracting(ProcessView::channels)
+                .containsExactly(List.of("channel0"), List.of("channel1"));
 
-        assertThat(r.verdict().code()).isEqualTo("LADDER_FABRIC_NEEDS_EXPORTER_GPU_VISIBLE");
-        assertThat(r.verdict().evidence()).containsEntry("rung", "3").containsEntry("driverResultCode", 101);
-        assertThat(r.verdict().cause()).contains("fails already with CUDA_VISIBLE_DEVICES")
-                .contains("POSIX_FD between the same two processes passed");
-        assertThat(r.exitCode()).isEqualTo(LadderReport.FAILED);
+        if (privileged) {
+            Cell fabric = r.cell(Rung.DEVICE_NODES, HandleType.FABRIC);
+            assertThat(fabric.status()).isEqualTo(Status.FAIL);
+            assertThat(fabric.failedStage().name().label()).isEqualTo("import");
+            assertThat(fabric.failedStage().cuResult()).isEqualTo(CuResult.NOT_SUPPORTED.code());
+            assertThat(fabric.finding().code()).isEqualTo("SAME_NODE_EXPORTER_GPU_HIDDEN");
+            assertThat(fabric.finding().evidence()).containsEntry("exporterGpuSeen", false)
+                    .containsEntry("exporterGpu", r.exporterGpu().uuid());
+            Cell fd = r.cell(Rung.DEVICE_NODES, HandleType.POSIX_FD);
+            assertThat(fd.failedStage().cuResult()).isEqualTo(CuResult.INVALID_DEVICE.code());
+            assertThat(r.rung(Rung.DEVICE_NODES).seen()).extracting(ProcessView::deviceNodes)
+                    .containsExactly(List.of("nvidia0"), List.of("nvidia1"));
+            assertThat(r.rung(Rung.DEVICE_NODES).importer()).anyMatch(s -> s.contains("nvidia0")
+                    && s.contains("mount namespace"));
+            assertThat(r.verdict().code()).isEqualTo("LADDER_NEEDS_EXPORTER_DEVICE_NODE");
+            assertThat(r.verdict().evidence()).containsEntry("rung", "4").containsEntry("driverResultCode", 801);
+            assertThat(r.exitCode()).isEqualTo(LadderReport.FAILED);
+        } else {
+            assertThat(r.cell(Rung.DEVICE_NODES, HandleType.FABRIC).status()).isEqualTo(Status.SKIPPED);
+            assertThat(r.verdict().code()).isEqualTo("LADDER_INCOMPLETE");
+            assertThat(r.exitCode()).isEqualTo(LadderReport.OK);
+        }
         assertThat(r.fake()).isTrue();
         assertThat(r.findings()).extracting("code").contains("SIMULATED");
         // Every exchange released what it made; no mount outlived its worker.
         assertThat(m.stateFiles()).isEmpty();
         assertThat(Files.readString(Path.of("/proc/self/mountinfo"))).doesNotContain("imexprobe-ladder");
-    }
-
-    @Test
-    void withoutTheModelEveryRungThatRunsPasses() throws IOException {
-        boolean privileged = namespaces();
-        LadderReport r = climb(twoGpus(false));
-        for (LadderReport.RungResult rung : r.rungs()) {
-            for (Cell c : rung.results()) {
-                if (!privileged && rung.rung() == Rung.DEVICE_NODES) {
-                    assertThat(c.status()).isEqualTo(Status.SKIPPED);
-                    continue;
-                }
-                assertThat(c.status()).as("rung %s %s: %s", rung.rung().label(), c.handleType(), c)
-                        .isEqualTo(Status.PASS);
-                assertThat(c.stages()).hasSize(10);
-            }
-        }
-        assertThat(r.verdict().code()).isEqualTo(privileged ? "LADDER_PASSED" : "LADDER_INCOMPLETE");
-        assertThat(r.exitCode()).isEqualTo(LadderReport.OK);
-        // The rung-4 isolation was really in place while everything passed.
-        if (privileged) {
-            assertThat(r.rung(Rung.DEVICE_NODES).importer()).anyMatch(s -> s.contains("nvidia0")
-                    && s.contains("mount namespace"));
-            assertThat(r.rung(Rung.OTHER_CHANNEL).seen()).extracting(ProcessView::channels)
-                    .containsExactly(List.of("channel0"), List.of("channel1"));
-        }
     }
 
     @Test
@@ -191,7 +171,7 @@ class LadderOnFakeMachineIT {
     void unprivilegedTheNamespaceRungIsSkippedWithItsReason() throws Exception {
         List<String> dropper = capabilityDropper();
         assumeTrue(dropper != null, "neither setpriv nor capsh can drop CAP_SYS_ADMIN here");
-        FakeMachine m = twoGpus(true);
+        FakeMachine m = twoGpus();
         List<String> cmd = new ArrayList<>(dropper);
         cmd.addAll(List.of(NativeBuild.java(), "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1", "-cp",
                 System.getProperty("java.class.path"), "dev.imexprobe.cli.Main", "ladder", "--json"));
@@ -203,15 +183,15 @@ class LadderOnFakeMachineIT {
         assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
         JsonNode r = JSON.readTree(out);
 
-        assertThat(p.exitValue()).as("exit code; stderr: %s", Files.readString(tmp.resolve("ladder.log"))).isEqualTo(1);
-        assertThat(r.get("exitCode").asInt()).isEqualTo(1);
+        assertThat(p.exitValue()).as("exit code; stderr: %s", Files.readString(tmp.resolve("ladder.log"))).isZero();
+        assertThat(r.get("exitCode").asInt()).isZero();
         assertThat(r.get("mountNamespaces").asString()).contains("CAP_SYS_ADMIN");
         JsonNode four = rung(r, "4");
         for (JsonNode c : four.get("results")) {
             assertThat(c.get("status").asString()).isEqualTo("skipped");
             assertThat(c.get("reason").asString()).startsWith("needs CAP_SYS_ADMIN for a mount namespace");
         }
-        assertThat(status(r, "3", "FABRIC")).isEqualTo("fail");
+        assertThat(status(r, "3", "FABRIC")).isEqualTo("pass");
         assertThat(status(r, "3", "POSIX_FD")).isEqualTo("pass");
         assertThat(status(r, "5a", "FABRIC")).isEqualTo("pass");
         assertThat(status(r, "5b", "FABRIC")).isEqualTo("pass");
@@ -219,7 +199,8 @@ class LadderOnFakeMachineIT {
                 .isEqualTo("CUDA_ERROR_NOT_PERMITTED");
         assertThat(rung(r, "5b").get("importer").get(0).asString()).contains("only channel1")
                 .contains("FAKECUDA_CHANNEL_DIR");
-        assertThat(r.get("verdict").get("code").asString()).isEqualTo("LADDER_FABRIC_NEEDS_EXPORTER_GPU_VISIBLE");
+        // What could run passed; the rung that breaks imports on real GPUs could not run: incomplete, not passed.
+        assertThat(r.get("verdict").get("code").asString()).isEqualTo("LADDER_INCOMPLETE");
         assertThat(m.stateFiles()).isEmpty();
     }
 

@@ -12,7 +12,6 @@ import tools.jackson.databind.JsonNode;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 
 import static dev.imexprobe.peer.ProbeJson.firstFailure;
@@ -22,9 +21,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The seed's failure, as the fake models it: two containers on one node, each limited to a different GPU of
- * that node, one IMEX channel. Both agents carry the node's name (as two pods on one Kubernetes node, the chart
- * sets it from spec.nodeName), so the finding can tell it is the same-node case.
+ * The seed's failure, as the fake models it after two H200s (driver 580.159.04): two containers on one node, each
+ * given only its own GPU's device node as a container runtime does, one IMEX channel; importing the other's memory
+ * fails with 801. Both agents carry the node's name (as two pods on one Kubernetes node, the chart sets it from
+ * spec.nodeName), so the finding can tell it is the same-node case. A third agent is limited to GPU 1 by
+ * CUDA_VISIBLE_DEVICES alone, which on the H200s did not stop imports.
  */
 class SeedModelIT {
 
@@ -36,24 +37,22 @@ class SeedModelIT {
     static FakeMachine machine;
     static AgentProcess gpu0;
     static AgentProcess gpu1;
+    static AgentProcess visibleOnly;
 
     @BeforeAll
     static void start() {
-        machine = FakeMachine.twoGpuSeedModel(dir.resolve("machine"));
-        gpu0 = AgentProcess.start("gpu0", dir, withVisible(machine.env(), "0"), NODE, Map.of());
-        gpu1 = AgentProcess.start("gpu1", dir, withVisible(machine.env(), "1"), NODE, Map.of());
-        AgentProcess.awaitReady(gpu0, gpu1);
-    }
-
-    private static Map<String, String> withVisible(Map<String, String> env, String devices) {
-        Map<String, String> e = new HashMap<>(env);
-        e.put("CUDA_VISIBLE_DEVICES", devices);
-        return e;
+        machine = FakeMachine.twoGpus(dir.resolve("machine"));
+        gpu0 = AgentProcess.start("gpu0", dir, machine.containerEnv(0), NODE, Map.of());
+        gpu1 = AgentProcess.start("gpu1", dir, machine.containerEnv(1), NODE, Map.of());
+        Map<String, String> env = machine.env();
+        env.put("CUDA_VISIBLE_DEVICES", "1");
+        visibleOnly = AgentProcess.start("visible1", dir, env, NODE, Map.of());
+        AgentProcess.awaitReady(gpu0, gpu1, visibleOnly);
     }
 
     @AfterAll
     static void stop() {
-        AgentProcess.closeAll(gpu0, gpu1);
+        AgentProcess.closeAll(gpu0, gpu1, visibleOnly);
     }
 
     @Test
@@ -70,7 +69,7 @@ class SeedModelIT {
     }
 
     @Test
-    void importingTheOtherContainersGpuIs101AndTheSameNodeFinding() {
+    void importingFromTheOtherContainersGpuIs801AndTheSameNodeFindingBlamesTheImporter() {
         String uuid0 = gpu0.get("/v1/node").json().get("gpus").get(0).get("uuid").asString();
         String uuid1 = gpu1.get("/v1/node").json().get("gpus").get(0).get("uuid").asString();
         AgentProcess.Reply reply = gpu0.get("/probe?target=" + gpu1.hostPort());
@@ -87,27 +86,46 @@ class SeedModelIT {
 
             JsonNode failed = firstFailure(r);
             assertThat(text(failed, "name")).as("%s", r).isEqualTo("import");
-            assertThat(failed.get("cuResult").asInt()).isEqualTo(101);
-            assertThat(text(failed, "cuResultName")).isEqualTo("CUDA_ERROR_INVALID_DEVICE");
+            assertThat(failed.get("cuResult").asInt()).as("as on two H200s").isEqualTo(801);
+            assertThat(text(failed, "cuResultName")).isEqualTo("CUDA_ERROR_NOT_SUPPORTED");
             assertThat(text(stage(r, "create"), "status")).isEqualTo("ok");
             assertThat(text(stage(r, "export"), "status")).isEqualTo("ok");
             assertThat(text(stage(r, "transfer"), "status")).isEqualTo("ok");
 
             JsonNode finding = r.get("finding");
-            assertThat(text(finding, "code")).isEqualTo("SAME_NODE_INVALID_DEVICE");
+            assertThat(text(finding, "code")).isEqualTo("SAME_NODE_EXPORTER_GPU_HIDDEN");
             assertThat(text(finding, "severity")).isEqualTo("error");
-            assertThat(text(finding, "blame")).isEqualTo("target");
-            assertThat(text(finding, "cause")).contains("with the exporter on the same node (" + NODE + ")");
-            assertThat(text(finding, "remedy")).contains("run exporter and importer in one pod")
-                    .contains("imexprobe ladder");
+            assertThat(text(finding, "blame")).as("not the exporter, though 801 alone reads as a bad handle")
+                    .isEqualTo("target");
+            String exporterGpu = push ? uuid0 : uuid1;
+            assertThat(text(finding, "cause")).contains("with the exporter on the same node (" + NODE + ")")
+                    .contains("its GPU (" + exporterGpu + ")");
+            assertThat(text(finding, "remedy")).contains("exporter GPU's /dev/nvidiaN").contains("imexprobe ladder");
             assertThat(finding.get("evidence").get("sameNode").asBoolean()).isTrue();
-            assertThat(finding.get("evidence").get("driverResultCode").asInt()).isEqualTo(101);
+            assertThat(finding.get("evidence").get("exporterGpuSeen").asBoolean()).isFalse();
+            assertThat(text(finding.get("evidence"), "exporterGpu")).isEqualTo(exporterGpu);
+            assertThat(finding.get("evidence").get("driverResultCode").asInt()).isEqualTo(801);
         }
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             assertThat(machine.stateFiles()).isEmpty();
             assertThat(gpu0.liveAllocations()).isZero();
             assertThat(gpu1.liveAllocations()).isZero();
         });
+    }
+
+    @Test
+    void cudaVisibleDevicesAloneDoesNotStopTheImportButTheHiddenDeviceNodeStillDoes() {
+        String uuid1 = gpu1.get("/v1/node").json().get("gpus").get(0).get("uuid").asString();
+        assertThat(visibleOnly.get("/v1/node").json().get("gpus").get(0).get("uuid").asString()).isEqualTo(uuid1);
+        // gpu0 exports, the agent limited by CUDA_VISIBLE_DEVICES alone imports on GPU 1: works.
+        JsonNode push = gpu0.get("/probe?target=" + visibleOnly.hostPort() + "&direction=push").json();
+        assertThat(push.get("verdict").asString()).as("%s", push).isEqualTo("pass");
+        // The other way, gpu0's container lacks GPU 1's device node: the seed failure, and only that.
+        JsonNode pull = gpu0.get("/probe?target=" + visibleOnly.hostPort() + "&direction=pull").json();
+        JsonNode r = pull.get("results").get(0);
+        assertThat(text(r, "direction")).isEqualTo("pull");
+        assertThat(text(r.get("finding"), "code")).as("%s", r).isEqualTo("SAME_NODE_EXPORTER_GPU_HIDDEN");
+        assertThat(text(r.get("finding").get("evidence"), "exporterGpu")).isEqualTo(uuid1);
     }
 
     @Test

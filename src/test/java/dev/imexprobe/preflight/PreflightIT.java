@@ -69,7 +69,7 @@ class PreflightIT {
 
     @BeforeAll
     static void startTheCaseThatWaitsOutItsDeadline() throws Exception {
-        FakeMachine a = nodeA(waitingDir, false);
+        FakeMachine a = nodeA(waitingDir);
         FakeMachine b = nodeB(waitingDir);
         Spec never = spec("a1", a, "1", "node-a");
         waitingSince = System.nanoTime();
@@ -94,12 +94,12 @@ class PreflightIT {
     }
 
     /** node-a with two GPUs, node-b with one, every GPU registered with the one fabric. */
-    FakeMachine nodeA(boolean sameNode101) {
-        return nodeA(dir, sameNode101);
+    FakeMachine nodeA() {
+        return nodeA(dir);
     }
 
-    static FakeMachine nodeA(Path dir, boolean sameNode101) {
-        return FakeMachine.h200(dir.resolve("node-a")).host("node-a").gpus(2).sameNode101(sameNode101)
+    static FakeMachine nodeA(Path dir) {
+        return FakeMachine.h200(dir.resolve("node-a")).host("node-a").gpus(2)
                 .fabric(0, 3, MeshAgents.CLUSTER, MeshAgents.CLIQUE).fabric(1, 3, MeshAgents.CLUSTER, MeshAgents.CLIQUE);
     }
 
@@ -124,6 +124,13 @@ class PreflightIT {
     static Spec spec(String name, FakeMachine machine, String visible, String node) {
         Map<String, String> env = new LinkedHashMap<>(machine.env());
         env.put("CUDA_VISIBLE_DEVICES", visible);
+        env.put("IMEXPROBE_NODE_NAME", node);
+        return new Spec(name, env, AgentProcess.freePort());
+    }
+
+    /** An instance in a container given only GPU {@code gpu} of {@code machine} (its device node alone). */
+    static Spec containerSpec(String name, FakeMachine machine, int gpu, String node) {
+        Map<String, String> env = new LinkedHashMap<>(machine.containerEnv(gpu));
         env.put("IMEXPROBE_NODE_NAME", node);
         return new Spec(name, env, AgentProcess.freePort());
     }
@@ -215,7 +222,7 @@ class PreflightIT {
 
     @Test
     void threeInstancesOnTwoHostsOfOneDomainPassAllToAll() throws Exception {
-        FakeMachine a = nodeA(false);
+        FakeMachine a = nodeA();
         FakeMachine b = nodeB();
         List<Outcome> outcomes = run(3, DEADLINE, List.of(spec("a0", a, "0", "node-a"), spec("a1", a, "1", "node-a"),
                 spec("b0", b, "0", "node-b")), List.of());
@@ -241,15 +248,15 @@ class PreflightIT {
     }
 
     @Test
-    void theSeedsPatternSameNodePairsFailWith101AndTheVerdictNamesIt() throws Exception {
-        FakeMachine a = nodeA(true);
+    void theSeedsPatternSameNodePairsFailWith801AndTheVerdictNamesIt() throws Exception {
+        FakeMachine a = nodeA();
         FakeMachine b = nodeB();
-        List<Outcome> outcomes = run(3, DEADLINE, List.of(spec("a0", a, "0", "node-a"), spec("a1", a, "1", "node-a"),
-                spec("b0", b, "0", "node-b")), List.of());
+        List<Outcome> outcomes = run(3, DEADLINE, List.of(containerSpec("a0", a, 0, "node-a"),
+                containerSpec("a1", a, 1, "node-a"), spec("b0", b, "0", "node-b")), List.of());
         for (Outcome o : outcomes) {
             assertThat(o.exitCode()).as("%s: %s", o.name(), o.report()).isEqualTo(1);
             assertThat(o.report().path("result").asString()).isEqualTo("fail");
-            assertThat(o.report().path("verdict").path("code").asString()).isEqualTo("SAME_NODE_INVALID_DEVICE");
+            assertThat(o.report().path("verdict").path("code").asString()).isEqualTo("SAME_NODE_EXPORTER_GPU_HIDDEN");
             List<JsonNode> pairs = pairs(o.report());
             assertThat(pairs).hasSize(6);
             for (JsonNode p : pairs) {
@@ -257,9 +264,9 @@ class PreflightIT {
                     assertThat(p.path("result").path("verdict").asString()).isEqualTo("fail");
                     JsonNode failed = firstFailure(p);
                     assertThat(failed.path("name").asString()).isEqualTo("import");
-                    assertThat(failed.path("cuResult").asInt()).isEqualTo(101);
+                    assertThat(failed.path("cuResult").asInt()).as("as on two H200s").isEqualTo(801);
                     assertThat(p.path("result").path("finding").path("code").asString())
-                            .isEqualTo("SAME_NODE_INVALID_DEVICE");
+                            .isEqualTo("SAME_NODE_EXPORTER_GPU_HIDDEN");
                 } else {
                     assertThat(p.path("result").path("verdict").asString()).as("cross-host %s", p).isEqualTo("pass");
                 }
@@ -273,7 +280,7 @@ class PreflightIT {
 
     @Test
     void anInstanceWithoutTheChannelIsBlamedForEveryFailingPair() throws Exception {
-        FakeMachine a = nodeA(false);
+        FakeMachine a = nodeA();
         FakeMachine b = nodeB();
         Spec b0 = spec("b0", b, "0", "node-b");
         b0.env().put("FAKECUDA_CHANNEL_DIR", b.channelView("none").toString());

@@ -71,14 +71,14 @@ class PreflightVerdictTest {
     }
 
     @Test
-    void sameNode101WithCrossNodePassingIsTheSeedVerdictWithTheLadderStepForThatNode() {
-        List<PreflightPair> pairs = allToAll((e, i) -> e.node().equals(i.node()) ? pair(e, i, Stage.IMPORT, 101)
+    void sameNodeImportsFailingWhileCrossNodePassIsTheSeedVerdictWithTheLadderStepForThatNode() {
+        List<PreflightPair> pairs = allToAll((e, i) -> e.node().equals(i.node()) ? pair(e, i, Stage.IMPORT, 801)
                 : pair(e, i, null, 0));
 
         PreflightReport r = PreflightVerdict.judge(3, B0.id(), ALL, pairs, List.of(), 1.0);
 
         assertThat(r.exitCode()).isEqualTo(1);
-        assertThat(r.verdict().code()).isEqualTo("SAME_NODE_INVALID_DEVICE");
+        assertThat(r.verdict().code()).isEqualTo("SAME_NODE_EXPORTER_GPU_HIDDEN");
         assertThat(r.nextSteps()).hasSize(2);
         assertThat(r.nextSteps().getFirst()).startsWith("Next on node node-a:").contains("ladder");
         assertThat(r.nextSteps().get(1)).startsWith("4 cross-node pair(s) passed").contains("docs/same-node.md");
@@ -137,7 +137,7 @@ class PreflightVerdictTest {
 
     @Test
     void theTableShowsEveryPairTheMatrixAndTheExitCode() {
-        List<PreflightPair> pairs = allToAll((e, i) -> e.node().equals(i.node()) ? pair(e, i, Stage.IMPORT, 101)
+        List<PreflightPair> pairs = allToAll((e, i) -> e.node().equals(i.node()) ? pair(e, i, Stage.IMPORT, 801)
                 : pair(e, i, null, 0));
         PreflightReport r = PreflightVerdict.judge(3, A0.id(), ALL, pairs, List.of(), 3.21);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -147,9 +147,9 @@ class PreflightVerdictTest {
         String text = bytes.toString(StandardCharsets.UTF_8);
         assertThat(text).startsWith("imexprobe preflight: FAIL - 3 of 3 instances, 6 pairs (exporter -> importer), 4 passed, 2 failed");
         assertThat(text).contains("FAIL  job-0:8080 GPU-a0 -> job-1:8080 GPU-a1 (same node)  import failed "
-                + "CUDA_ERROR_INVALID_DEVICE (101)  SAME_NODE_INVALID_DEVICE, blame job-1:8080");
-        assertThat(text).containsPattern("\\n  A +- +101 +ok\\n  B +101 +- +ok\\n  C +ok +ok +-\\n");
-        assertThat(text).contains("verdict [error] SAME_NODE_INVALID_DEVICE").contains("next: Next on node node-a")
+                + "CUDA_ERROR_NOT_SUPPORTED (801)  SAME_NODE_EXPORTER_GPU_HIDDEN, blame job-1:8080");
+        assertThat(text).containsPattern("\\n  A +- +801 +ok\\n  B +801 +- +ok\\n  C +ok +ok +-\\n");
+        assertThat(text).contains("verdict [error] SAME_NODE_EXPORTER_GPU_HIDDEN").contains("next: Next on node node-a")
                 .endsWith("exit 1 (a pair failed) after 3.2 s" + System.lineSeparator());
     }
 

@@ -72,10 +72,52 @@ class ProbeDiagnosisTest {
     }
 
     @Test
-    void invalidDeviceOnImportIsTheSeedCaseOnlyOnOneNode() {
-        assertThat(failAt(Stage.IMPORT, 101, true).code()).isEqualTo("SAME_NODE_INVALID_DEVICE");
-        assertThat(failAt(Stage.IMPORT, 101, true).evidence()).containsEntry("sameNode", true);
-        assertThat(failAt(Stage.IMPORT, 101, false).code()).isEqualTo("INVALID_DEVICE");
+    void onOneNodeAnImporterWithoutTheExportersGpuIsTheSeedCaseWhicheverCodeTheDriverGives() {
+        // Measured on two H200s: 801 for FABRIC, 101 for POSIX_FD; users reported 101 for FABRIC.
+        for (int code : new int[] {801, 101}) {
+            Finding f = importFails(code, true, false);
+            assertThat(f.code()).as("%d", code).isEqualTo("SAME_NODE_EXPORTER_GPU_HIDDEN");
+            assertThat(f.blame()).isEqualTo(Blame.TARGET);
+            assertThat(f.evidence()).containsEntry("sameNode", true).containsEntry("exporterGpuSeen", false)
+                    .containsEntry("exporterGpu", "GPU-a").containsEntry("driverResultCode", code);
+            assertThat(f.cause()).contains("(node-a)").contains("(GPU-a)").doesNotContain("unknown");
+        }
+        // 101 on one node with nothing known of the importer's GPUs is still most likely the seed case.
+        assertThat(importFails(101, true, null).code()).isEqualTo("SAME_NODE_EXPORTER_GPU_HIDDEN");
+    }
+
+    @Test
+    void theSameCodesMeanSomethingElseAcrossNodesOrWhereTheImporterSeesTheExportersGpu() {
+        assertThat(importFails(101, false, false).code()).isEqualTo("INVALID_DEVICE");
+        assertThat(importFails(101, true, true).code()).isEqualTo("INVALID_DEVICE");
+        assertThat(importFails(801, true, true).code()).isEqualTo("HANDLE_REJECTED");
+        assertThat(importFails(801, true, null).code()).as("801 alone reads as a bad handle").isEqualTo("HANDLE_REJECTED");
+        assertThat(importFails(801, false, false).code()).isEqualTo("HANDLE_REJECTED");
+        assertThat(importFails(801, false, false).blame()).isEqualTo(Blame.SOURCE);
+    }
+
+    @Test
+    void theImportersVerdictOnTheExportersGpuTravelsInItsEvidence() {
+        assertThat(ProbeDiagnosis.exporterGpuSeen(importFails(801, true, false))).isFalse();
+        assertThat(ProbeDiagnosis.exporterGpuSeen(importFails(801, true, true))).isTrue();
+        assertThat(ProbeDiagnosis.exporterGpuSeen(importFails(801, true, null))).isNull();
+        assertThat(ProbeDiagnosis.exporterGpuSeen(null)).isNull();
+    }
+
+    private static Finding importFails(int code, boolean sameNode, Boolean exporterGpuSeen) {
+        List<StageResult> stages = new ArrayList<>();
+        for (Stage s : Stage.values()) {
+            if (s.ordinal() < Stage.IMPORT.ordinal()) {
+                stages.add(new StageResult(s, StageStatus.OK, s == Stage.TRANSFER ? null : 0,
+                        s == Stage.TRANSFER ? null : "CUDA_SUCCESS", 0.001, "ok"));
+            } else if (s == Stage.IMPORT) {
+                stages.add(new StageResult(s, StageStatus.FAILED, code, CuResult.of(code).name(), 0.001, "failed"));
+            } else {
+                stages.add(StageResult.skipped(s, "not run"));
+            }
+        }
+        return ProbeDiagnosis.diagnose(stages, sameNode, "GPU-a", exporterGpuSeen, "node-a",
+                sameNode ? "node-a" : "node-b");
     }
 
     @Test
@@ -115,6 +157,6 @@ class ProbeDiagnosisTest {
                 stages.add(StageResult.skipped(s, "not run"));
             }
         }
-        return ProbeDiagnosis.diagnose(stages, false, "node-a", "node-b");
+        return ProbeDiagnosis.diagnose(stages, false, "GPU-a", null, "node-a", "node-b");
     }
 }

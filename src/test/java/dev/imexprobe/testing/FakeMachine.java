@@ -24,7 +24,6 @@ public final class FakeMachine {
     private final Path configFile;
     private int gpus = 1;
     private String host = "fake-host-a";
-    private boolean sameNode101;
     private Path devDir;
     private final Map<String, String> config = new LinkedHashMap<>();
 
@@ -53,9 +52,12 @@ public final class FakeMachine {
         return new FakeMachine(root);
     }
 
-    /** Two GPUs on one host with the seed failure model on (101 when the exporter's GPU is hidden). */
-    public static FakeMachine twoGpuSeedModel(Path root) {
-        return new FakeMachine(root).gpus(2).sameNode101(true).channels(0);
+    /**
+     * The seed's machine: two GPUs on one host sharing channel0. Give each agent one GPU with
+     * {@link #containerEnv(int)}; as measured on two H200s, importing the other GPU's memory then fails (FABRIC 801).
+     */
+    public static FakeMachine twoGpus(Path root) {
+        return new FakeMachine(root).gpus(2).channels(0);
     }
 
     public FakeMachine gpus(int n) {
@@ -65,11 +67,6 @@ public final class FakeMachine {
 
     public FakeMachine host(String id) {
         this.host = id;
-        return this;
-    }
-
-    public FakeMachine sameNode101(boolean on) {
-        this.sameNode101 = on;
         return this;
     }
 
@@ -188,6 +185,23 @@ public final class FakeMachine {
         }
     }
 
+    /**
+     * The environment of a container given only GPU {@code gpu}, as a container runtime builds it: its /dev holds
+     * that GPU's nvidiaN alone (a FAKECUDA_DEV_DIR of its own), so the process sees one GPU, ordinal 0.
+     */
+    public Map<String, String> containerEnv(int gpu) {
+        Path view = root.resolve("container-gpu" + gpu);
+        try {
+            Files.createDirectories(view);
+            Files.writeString(view.resolve("nvidia" + gpu), "");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Map<String, String> env = env();
+        env.put("FAKECUDA_DEV_DIR", view.toString());
+        return env;
+    }
+
     /** The environment of a process on this machine; add CUDA_VISIBLE_DEVICES and the like on top. */
     public Map<String, String> env() {
         Path lib = NativeBuild.fakeDir();
@@ -198,7 +212,6 @@ public final class FakeMachine {
         env.put("FAKECUDA_STATE_DIR", stateDir.toString());
         env.put("FAKECUDA_CHANNEL_DIR", channelDir.toString());
         env.put("FAKECUDA_FAULTS", "@" + faultFile);
-        env.put("FAKECUDA_SAME_NODE_101", sameNode101 ? "1" : "0");
         if (devDir != null) {
             env.put("FAKECUDA_DEV_DIR", devDir.toString());
         }

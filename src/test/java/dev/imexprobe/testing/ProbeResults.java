@@ -56,7 +56,10 @@ public final class ProbeResults {
                 stages.add(StageResult.skipped(s, "not run: " + stage.label() + " failed"));
             }
         }
-        Finding finding = ProbeDiagnosis.diagnose(stages, sourceNode.equals(targetNode), sourceNode, targetNode);
+        // The seed's containers: on one node, each sees only its own GPU.
+        boolean sameNode = sourceNode.equals(targetNode);
+        Finding finding = ProbeDiagnosis.diagnose(stages, sameNode, sourceGpu, sameNode ? false : null, sourceNode,
+                targetNode);
         return new PairResult(Direction.PUSH, sourceNode, sourceGpu, targetNode, targetGpu, Verdict.FAIL,
                 STAGE_SECONDS * (stage.ordinal() + 2), finding, List.copyOf(stages), null);
     }
