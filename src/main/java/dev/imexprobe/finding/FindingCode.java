@@ -149,8 +149,9 @@ public enum FindingCode {
                     + "goes through the exporter's GPU, so the importer needs that GPU's device node; across nodes "
                     + "the same handle imports fine. Measured on two NVLink-connected H200s (driver 580.159.04): "
                     + "with the exporter's /dev/nvidiaN hidden, as a container runtime does, FABRIC imports fail with "
-                    + "801 NOT_SUPPORTED and POSIX_FD imports with 101 INVALID_DEVICE; CUDA_VISIBLE_DEVICES alone "
-                    + "breaks nothing. Users of other setups have seen 101 for FABRIC.",
+                    + "801 NOT_SUPPORTED and POSIX_FD imports with 101 INVALID_DEVICE; CUDA_VISIBLE_DEVICES alone, or "
+                    + "hiding only its /proc/driver/nvidia/gpus entry, breaks nothing. Users of other setups have seen "
+                    + "101 for FABRIC.",
             "Give the importer's container the exporter GPU's /dev/nvidiaN (CUDA_VISIBLE_DEVICES may still keep "
                     + "the job on its own GPU), or run exporter and importer in one container that has both GPUs. "
                     + "Run `imexprobe ladder` on the node: rung 4 (device nodes) shows the step that breaks it."),
@@ -360,8 +361,9 @@ public enum FindingCode {
                     + "device nodes are hidden (rung 4, FABRIC {stage}: {driverResult}). {posixFd} Importing "
                     + "memory that lives on another GPU needs that GPU's device node in the importer's mount "
                     + "namespace. Layer: the container stack removes what the driver needs.",
-            "Expose the exporter's /dev/nvidiaN (and its /proc/driver/nvidia/gpus entry) to the importer's "
-                    + "container, or keep exporter and importer in one container that has both GPUs."),
+            "Expose the exporter's /dev/nvidiaN to the importer's container (its /proc/driver/nvidia/gpus entry is "
+                    + "not needed: measured on two H200s), or keep exporter and importer in one container that has "
+                    + "both GPUs."),
     LADDER_SHARED_CHANNEL_FAILS(Severity.ERROR, Blame.LOCAL,
             "FABRIC fails although exporter and importer both see exactly one and the same IMEX channel "
                     + "({exporterChannel}; rung 5a, {stage}: {driverResult}), while it works with the whole channel "

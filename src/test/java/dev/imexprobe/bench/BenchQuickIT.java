@@ -35,6 +35,41 @@ class BenchQuickIT {
     @TempDir
     Path tmp;
 
+    /** {@code --copy-gpus 0,1}: the worker exports on GPU 0, the bench copies on GPU 1, against a peer copy. */
+    @Test
+    void copyAcrossTwoGpusIsComparedWithAPeerCopyInOneProcess() throws Exception {
+        Path out = tmp.resolve("copy.json");
+        Path log = tmp.resolve("copy.log");
+        ProcessBuilder pb = new ProcessBuilder("bash", "bench/run.sh", "--quick", "--driver", "fake", "--sections",
+                "copy", "--copy-gpus", "0,1", "--java", NativeBuild.java(), "--jar", NativeBuild.jar().toString(),
+                "--out", out.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("TMPDIR", tmp.toString());
+        Process p = pb.start();
+        boolean finished = p.waitFor(3, TimeUnit.MINUTES);
+        if (!finished) {
+            p.descendants().forEach(ProcessHandle::destroy);
+            p.destroyForcibly();
+        }
+        String printed = read(log);
+        assertThat(finished && p.exitValue() == 0).as("bench/run.sh --copy-gpus 0,1; output:%n%s", printed).isTrue();
+        assertThat(printed).contains("| copy via imported mapping, GPU 0 → 1, 16 MiB").contains("peer");
+        JsonNode copy = new JsonMapper().readTree(out.toFile()).path("copy");
+        assertThat(copy.path("exporterGpu").asInt()).isZero();
+        assertThat(copy.path("importerGpu").asInt()).isEqualTo(1);
+        assertThat(copy.path("reference").asString()).startsWith("peer copy");
+        for (JsonNode size : copy.path("sizes")) {
+            double peerRead = size.path("peerToLocalGBps").asDouble();
+            double peerWrite = size.path("localToPeerGBps").asDouble();
+            assertThat(peerRead).isPositive();
+            assertThat(peerWrite).isPositive();
+            // the ratios are against the peer copy, not against a copy within one GPU
+            assertThat(size.path("readRatio").asDouble())
+                    .isCloseTo(size.path("importedToLocalGBps").asDouble() / peerRead, within(0.01));
+            assertThat(size.path("writeRatio").asDouble())
+                    .isCloseTo(size.path("localToImportedGBps").asDouble() / peerWrite, within(0.01));
+        }
+    }
+
     @Test
     void quickRunPrintsTheTableAndWritesTheFigures() throws Exception {
         Path out = tmp.resolve("figures.json");
