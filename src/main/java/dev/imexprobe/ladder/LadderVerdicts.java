@@ -26,10 +26,10 @@ import java.util.stream.Collectors;
  *                                   fails there first              LADDER_FAILS_ACROSS_PROCESSES
  * 2 two GPUs, all visible           passes / not tried             LADDER_FABRIC_FAILS_ACROSS_GPUS
  *                                   fails there first              LADDER_FAILS_ACROSS_GPUS
- * 3 CUDA_VISIBLE_DEVICES            passes / not tried             LADDER_FABRIC_NEEDS_EXPORTER_GPU_VISIBLE (the seed)
+ * 3 CUDA_VISIBLE_DEVICES            passes / not tried             LADDER_FABRIC_NEEDS_EXPORTER_GPU_VISIBLE
  *                                   fails there first              LADDER_NEEDS_EXPORTER_GPU_VISIBLE
  * 4 device nodes hidden             passes / not tried             LADDER_FABRIC_NEEDS_EXPORTER_DEVICE_NODE
- *                                   fails there first              LADDER_NEEDS_EXPORTER_DEVICE_NODE
+ *                                   fails there first              LADDER_NEEDS_EXPORTER_DEVICE_NODE (the seed, on two H200s)
  * then, each when it applies:
  *   a more isolated rung passes after the first failure            LADDER_INCONSISTENT
  *   5a fails (rung 1 passed)                                       LADDER_SHARED_CHANNEL_FAILS

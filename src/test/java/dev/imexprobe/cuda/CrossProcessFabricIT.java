@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Export in one process, import in another, through the real shim and the fake driver: the rules measured on
- * the H200 (channels, released and garbled handles) and the seed model.
+ * the H200 (channels, released and garbled handles) and on two H200s (the seed's hidden device node).
  */
 class CrossProcessFabricIT {
 

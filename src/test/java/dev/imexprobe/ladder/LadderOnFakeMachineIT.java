@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The whole ladder on fake machines: real worker processes, real JNI and dlopen of the fake driver, real mount
- * namespaces where this process may make them (root in CI). The seed model must fail exactly where it implies.
+ * namespaces where this process may make them (root in CI). The fake must fail exactly where two H200s did.
  */
 class LadderOnFakeMachineIT {
 
