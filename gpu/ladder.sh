@@ -36,21 +36,7 @@ cat "$OUT/ladder.stderr"
 
 log "ladder --json"
 $J -jar $JAR ladder --json > "$OUT/ladder.json" 2>>"$OUT/ladder.stderr"; echo "exit=$?"
-python3 - "$OUT/ladder.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-print(f"fake={d['fake']} exit={d['exitCode']} mountNamespaces={d.get('mountNamespaces') or 'available'} "
-      f"in {d['durationSeconds']:.1f} s")
-for r in d['rungs']:
-    for c in r['results']:
-        f = c.get('failedStage') or {}
-        print(f"  rung {r['rung']:2} {c['handleType']:8} {c['status']:7} {c['outcome'][:70]:70} {c.get('reason') or ''}")
-        for s in c.get('stages') or []:
-            print(f"      {s['name']:10} {s['status']:8} {s.get('cuResultName',''):28} {s['durationSeconds']*1e3:9.3f} ms")
-    for side, v in zip(('exporter', 'importer'), r.get('seen') or []):
-        print(f"    {side} sees GPUs {len(v['gpus'])}, channels {v.get('channels')}, nodes {v.get('deviceNodes')}")
-print(f"verdict {d['verdict']['code']}: {d['verdict']['cause']}")
-PY
+python3 gpu/ladder_summary.py "$OUT/ladder.json"
 
 log "afterwards"
 echo "GPU memory used after: $(mem) MiB"

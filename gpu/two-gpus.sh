@@ -59,21 +59,7 @@ PY
 if [ "$LADDER" = 1 ]; then
 log "ladder --json (rungs 0-5 on GPUs 0 and 1, FABRIC and POSIX_FD)"
 $J -jar $JAR ladder --json > "$OUT/ladder.json" 2> "$OUT/ladder.stderr"; echo "exit=$?"
-python3 - "$OUT/ladder.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-print(f"fake={d['fake']} exit={d['exitCode']} mountNamespaces={d.get('mountNamespaces') or 'available'} in {d['durationSeconds']:.1f} s")
-for r in d['rungs']:
-    print(f"rung {r['rung']}: {r['title']}\n  exporter {r.get('exporter')}\n  importer {r.get('importer')}")
-    for c in r['results']:
-        print(f"  {c['handleType']:8} {c['status']:7} {c['outcome'][:90]} {c.get('reason') or ''}")
-        for s in c.get('stages') or []:
-            print(f"      {s['name']:10} {s['status']:8} {s.get('cuResultName',''):28} {s['durationSeconds']*1e3:9.3f} ms")
-    for side, v in zip(('exporter', 'importer'), r.get('seen') or []):
-        print(f"    {side} sees GPUs {v.get('gpus')}, channels {v.get('channels')}, nodes {v.get('deviceNodes')}, /proc {v.get('procGpus')}")
-print(f"verdict {d['verdict']['code']}: {d['verdict']['cause']}")
-print("verdict evidence", d['verdict'].get('evidence'))
-PY
+python3 gpu/ladder_summary.py "$OUT/ladder.json"
 tail -5 "$OUT/ladder.stderr"
 fi
 

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -39,19 +40,7 @@ class BenchQuickIT {
     @Test
     void copyAcrossTwoGpusIsComparedWithAPeerCopyInOneProcess() throws Exception {
         Path out = tmp.resolve("copy.json");
-        Path log = tmp.resolve("copy.log");
-        ProcessBuilder pb = new ProcessBuilder("bash", "bench/run.sh", "--quick", "--driver", "fake", "--sections",
-                "copy", "--copy-gpus", "0,1", "--java", NativeBuild.java(), "--jar", NativeBuild.jar().toString(),
-                "--out", out.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("TMPDIR", tmp.toString());
-        Process p = pb.start();
-        boolean finished = p.waitFor(3, TimeUnit.MINUTES);
-        if (!finished) {
-            p.descendants().forEach(ProcessHandle::destroy);
-            p.destroyForcibly();
-        }
-        String printed = read(log);
-        assertThat(finished && p.exitValue() == 0).as("bench/run.sh --copy-gpus 0,1; output:%n%s", printed).isTrue();
+        String printed = quick(out, tmp.resolve("copy.log"), "--sections", "copy", "--copy-gpus", "0,1");
         assertThat(printed).contains("| copy via imported mapping, GPU 0 → 1, 16 MiB").contains("peer");
         JsonNode copy = new JsonMapper().readTree(out.toFile()).path("copy");
         assertThat(copy.path("exporterGpu").asInt()).isZero();
@@ -73,21 +62,8 @@ class BenchQuickIT {
     @Test
     void quickRunPrintsTheTableAndWritesTheFigures() throws Exception {
         Path out = tmp.resolve("figures.json");
-        Path log = tmp.resolve("bench.log");
-        ProcessBuilder pb = new ProcessBuilder("bash", "bench/run.sh", "--quick", "--driver", "fake",
-                "--java", NativeBuild.java(), "--jar", NativeBuild.jar().toString(), "--out", out.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("TMPDIR", tmp.toString());
         long start = System.nanoTime();
-        Process p = pb.start();
-        boolean finished = p.waitFor(5, TimeUnit.MINUTES);
-        if (!finished) {
-            p.descendants().forEach(ProcessHandle::destroy);
-            p.destroyForcibly();
-        }
-        String printed = read(log);
-        assertThat(finished).as("bench/run.sh --quick finished; output:%n%s", printed).isTrue();
-        assertThat(p.exitValue()).as("exit code; output:%n%s", printed).isZero();
+        String printed = quick(out, tmp.resolve("bench.log"));
         System.out.printf("BenchQuickIT: bench/run.sh --quick took %.1f s%n", (System.nanoTime() - start) / 1e9);
 
         assertThat(printed).contains("| metric", "| value", "| goal", "| verdict", "driver: FAKE");
@@ -185,6 +161,25 @@ class BenchQuickIT {
         double p50 = stats.path("p50").asDouble();
         assertThat(p50).as("%s p50", what).isPositive();
         assertThat(stats.path("p99").asDouble()).as("%s p99 ≥ p50", what).isGreaterThanOrEqualTo(p50);
+    }
+
+    /** Runs {@code bash bench/run.sh --quick} on the fake with {@code extra}; what it printed, once it passed. */
+    private String quick(Path out, Path log, String... extra) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("bash", "bench/run.sh", "--quick", "--driver", "fake",
+                "--java", NativeBuild.java(), "--jar", NativeBuild.jar().toString(), "--out", out.toString()));
+        cmd.addAll(List.of(extra));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("TMPDIR", tmp.toString());
+        Process p = pb.start();
+        boolean finished = p.waitFor(5, TimeUnit.MINUTES);
+        if (!finished) {
+            p.descendants().forEach(ProcessHandle::destroy);
+            p.destroyForcibly();
+        }
+        String printed = read(log);
+        assertThat(finished).as("%s finished; output:%n%s", cmd, printed).isTrue();
+        assertThat(p.exitValue()).as("exit code of %s; output:%n%s", cmd, printed).isZero();
+        return printed;
     }
 
     private static String read(Path log) throws IOException {

@@ -339,7 +339,7 @@ class AgentApiIT {
                 new Invalid("missing handleType", "POST", i, "{\"handle\":\"" + randomHandle() + "\",\"sizeBytes\":"
                         + MIB2 + "}", 400, "invalid-input", "handleType is required: FABRIC"),
                 new Invalid("unknown field", "POST", i, imp(",\"colour\":\"blue\""), 400, "invalid-input",
-                        "unknown field 'colour' (known: exporterNode, gpu, handle, handleType, seed, sizeBytes, writebackSeed)"),
+                        "unknown field 'colour' (known: exporterGpu, exporterNode, gpu, handle, handleType, seed, sizeBytes, writebackSeed)"),
                 new Invalid("handle of the wrong JSON type", "POST", i, "{\"handle\":64,\"handleType\":\"FABRIC\","
                         + "\"sizeBytes\":" + MIB2 + "}", 400, "invalid-input", "handle must be a string"),
                 new Invalid("size of the wrong JSON type", "POST", i, imp("").replace("\"sizeBytes\":" + MIB2,
