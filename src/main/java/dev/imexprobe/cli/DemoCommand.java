@@ -16,10 +16,9 @@ import java.util.List;
  * N nodes × M GPUs, one agent per GPU (the per-GPU topology of the seed), with trouble built in so the diagnosis has
  * something to find: on the first node the seed's containers (each given only its own GPU's device node, so
  * same-node imports between them fail with 801, as measured on two H200s), and on the last node one agent without
- * its IMEX channel (800). {@code --domains} NVLink
- * domains in all (default 2: the others N nodes each, one agent per node) plus one HGX-style node without an NVLink
- * fabric (its own IMEX domain): pairs across domains are shown as not probed, never as failures. Everything it shows
- * is labelled simulated. Ctrl-C or --duration stops every agent and removes every file it made.
+ * its IMEX channel (800). {@code --domains} NVLink domains in all (default 2: the others N nodes each, one agent per
+ * node) plus one HGX-style node without an NVLink fabric (its own IMEX domain): pairs across domains are shown as
+ * not probed, never as failures. Everything it shows is labelled simulated. Ctrl-C or --duration stops every agent and removes every file it made.
  */
 final class DemoCommand {
 
