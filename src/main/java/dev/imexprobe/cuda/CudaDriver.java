@@ -84,6 +84,14 @@ public interface CudaDriver {
 
     NvmlCall<FabricInfo> fabricInfo(String gpuUuid);
 
+    /**
+     * The UUIDs of the GPUs NVML reaches from this process. NVML ignores CUDA_VISIBLE_DEVICES but needs each GPU's
+     * /dev/nvidiaN, so a GPU here and not among CUDA's is one the process has but CUDA_VISIBLE_DEVICES hides.
+     */
+    default NvmlCall<java.util.List<String>> nvmlGpuUuids() {
+        return NvmlCall.failed(NvmlReturn.NOT_SUPPORTED);
+    }
+
     /** nvmlDeviceGetComputeMode: the nvmlComputeMode_t value (no context needed). */
     default NvmlCall<Integer> computeMode(String gpuUuid) {
         return NvmlCall.failed(NvmlReturn.NOT_SUPPORTED);

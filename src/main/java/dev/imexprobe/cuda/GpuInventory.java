@@ -14,8 +14,15 @@ import java.util.Set;
  * @param init              the result of cuInit (NO_DEVICE when CUDA_VISIBLE_DEVICES hides every GPU)
  * @param cudaDriverVersion cuDriverGetVersion, e.g. 13000; 0 when unknown
  * @param driverVersion     NVML's driver version, e.g. "580.159.04"; null when NVML is unavailable
+ * @param nvmlGpus          the UUIDs of the GPUs NVML reaches ({@link CudaDriver#nvmlGpuUuids}), CUDA_VISIBLE_DEVICES
+ *                          or not; null when NVML could not say
  */
-public record GpuInventory(CuResult init, int cudaDriverVersion, String driverVersion, List<GpuDevice> gpus) {
+public record GpuInventory(CuResult init, int cudaDriverVersion, String driverVersion, List<GpuDevice> gpus,
+                           List<String> nvmlGpus) {
+
+    public GpuInventory(CuResult init, int cudaDriverVersion, String driverVersion, List<GpuDevice> gpus) {
+        this(init, cudaDriverVersion, driverVersion, gpus, null);
+    }
 
     static final Set<HandleType> FABRIC_ONLY = EnumSet.of(HandleType.FABRIC);
 
@@ -27,16 +34,19 @@ public record GpuInventory(CuResult init, int cudaDriverVersion, String driverVe
         CuCall<Integer> version = driver.driverVersion();
         NvmlCall<String> nvmlVersion = driver.nvmlDriverVersion();
         String driverVersion = nvmlVersion.ok() ? nvmlVersion.value() : null;
+        NvmlCall<List<String>> nvml = driver.nvmlGpuUuids(); // also when CUDA_VISIBLE_DEVICES hides every GPU
+        List<String> nvmlGpus = nvml.ok() ? nvml.value() : null;
         int cudaVersion = version.ok() ? version.value() : 0;
         if (!init.ok()) {
-            return new GpuInventory(init, cudaVersion, driverVersion, List.of());
+            return new GpuInventory(init, cudaVersion, driverVersion, List.of(), nvmlGpus);
         }
         CuCall<Integer> count = driver.deviceCount();
         List<GpuDevice> gpus = new ArrayList<>();
         for (int i = 0; count.ok() && i < count.value(); i++) {
             gpus.add(describe(driver, i));
         }
-        return new GpuInventory(count.ok() ? init : count.result(), cudaVersion, driverVersion, List.copyOf(gpus));
+        return new GpuInventory(count.ok() ? init : count.result(), cudaVersion, driverVersion, List.copyOf(gpus),
+                nvmlGpus);
     }
 
     private static GpuDevice describe(CudaDriver driver, int ordinal) {

@@ -258,6 +258,11 @@ public final class JniCudaDriver implements CudaDriver {
     }
 
     @Override
+    public NvmlCall<java.util.List<String>> nvmlGpuUuids() {
+        return NvmlNative.gpuUuids(status.nvmlLoaded());
+    }
+
+    @Override
     public NvmlCall<Integer> computeMode(String gpuUuid) {
         return NvmlNative.computeMode(status.nvmlLoaded(), gpuUuid);
     }

@@ -49,6 +49,31 @@ final class NvmlNative {
         });
     }
 
+    /**
+     * The UUIDs of the GPUs NVML reaches from this process, by index. NVML ignores CUDA_VISIBLE_DEVICES but cannot
+     * open a GPU whose /dev/nvidiaN the process lacks: such a GPU is left out, whether NVML counts it or not.
+     */
+    static synchronized NvmlCall<java.util.List<String>> gpuUuids(boolean loaded) {
+        NvmlReturn init = initOnce(loaded);
+        if (!init.ok()) {
+            return NvmlCall.failed(init);
+        }
+        int[] count = new int[1];
+        int rc = deviceGetCount(count);
+        if (rc != 0) {
+            return NvmlCall.failed(NvmlReturn.of(rc));
+        }
+        java.util.List<String> uuids = new java.util.ArrayList<>();
+        long[] handle = new long[1];
+        String[] uuid = new String[1];
+        for (int i = 0; i < count[0]; i++) {
+            if (deviceGetHandleByIndex(i, handle) == 0 && deviceGetUuid(handle[0], uuid) == 0) {
+                uuids.add(uuid[0]);
+            }
+        }
+        return NvmlCall.ok(java.util.List.copyOf(uuids));
+    }
+
     /** nvmlDeviceGetComputeMode: the nvmlComputeMode_t value. */
     static synchronized NvmlCall<Integer> computeMode(boolean loaded, String gpuUuid) {
         return byUuid(loaded, gpuUuid, 1, NvmlNative::deviceGetComputeMode, out -> out[0]);

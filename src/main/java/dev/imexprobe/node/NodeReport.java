@@ -58,10 +58,29 @@ public record NodeReport(AgentIdentity agent, boolean fake, DriverView driver, L
 
     /**
      * @param initResult the CUresult name of cuInit, e.g. CUDA_SUCCESS or CUDA_ERROR_NO_DEVICE
+     * @param nvmlGpus   the UUIDs of the GPUs NVML reaches from this process: it ignores CUDA_VISIBLE_DEVICES but
+     *                   not a hidden /dev/nvidiaN; null when NVML could not say
      */
     public record DriverView(boolean loaded, String library, String message, boolean nvmlLoaded, String nvmlLibrary,
                              String nvmlMessage, String driverVersion, int cudaDriverVersion, String cudaVersion,
-                             String initResult) {
+                             String initResult, List<String> nvmlGpus) {
+
+        public DriverView(boolean loaded, String library, String message, boolean nvmlLoaded, String nvmlLibrary,
+                          String nvmlMessage, String driverVersion, int cudaDriverVersion, String cudaVersion,
+                          String initResult) {
+            this(loaded, library, message, nvmlLoaded, nvmlLibrary, nvmlMessage, driverVersion, cudaDriverVersion,
+                    cudaVersion, initResult, null);
+        }
+    }
+
+    /**
+     * Whether this process has the GPU with {@code uuid}: CUDA enumerates it, or NVML reaches it (a GPU that
+     * CUDA_VISIBLE_DEVICES alone hides: its device node is here). False when neither does, so a container runtime
+     * hid its device node, or NVML could not say; an import from it then meets the seed's failure.
+     */
+    public boolean reaches(String uuid) {
+        return GpuDevice.holds(gpus, uuid) || (driver != null && driver.nvmlGpus() != null
+                && driver.nvmlGpus().contains(uuid));
     }
 
     /**

@@ -46,7 +46,7 @@ public final class NodeReporter {
         NodeReport.DriverView view = new NodeReport.DriverView(status.cudaLoaded(), status.cudaLibrary(),
                 status.cudaLoaded() ? status.cudaMessage() : status.unavailableReason(), status.nvmlLoaded(),
                 status.nvmlLibrary(), status.nvmlMessage(), inventory.driverVersion(), inventory.cudaDriverVersion(),
-                inventory.cudaVersion(), inventory.init().name());
+                inventory.cudaVersion(), inventory.init().name(), inventory.nvmlGpus());
         String host = hostId(status);
         java.util.List<dev.imexprobe.finding.Finding> findings = new java.util.ArrayList<>(
                 LocalDiagnosis.diagnose(status, inventory, facts, joinClock));

@@ -119,4 +119,9 @@ public final class NodeService implements LocalAgent, dev.imexprobe.probe.Contex
     public List<GpuDevice> gpus() {
         return report().gpus();
     }
+
+    @Override
+    public boolean reaches(String uuid) {
+        return report().reaches(uuid);
+    }
 }

@@ -76,9 +76,9 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
                 seconds(start), finding, stages, debug.lines());
     }
 
-    /** Whether this agent's process sees the GPU with {@code uuid} (the importer's view in a pull). */
+    /** Whether this agent's process has the GPU with {@code uuid}, visible to CUDA or not (the importer's view in a pull). */
     boolean sees(String uuid) {
-        return GpuDevice.holds(self.gpus(), uuid);
+        return self.reaches(uuid);
     }
 
     /** A pair on which nothing ran: a GPU of it takes no context (compute mode, MIG). Never a failure. */

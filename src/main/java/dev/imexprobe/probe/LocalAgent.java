@@ -12,4 +12,9 @@ public interface LocalAgent {
     String agentId();
 
     List<GpuDevice> gpus();
+
+    /** Whether this process has the GPU with {@code uuid}, visible to CUDA or not (an importer's view of its exporter). */
+    default boolean reaches(String uuid) {
+        return GpuDevice.holds(gpus(), uuid);
+    }
 }

@@ -22,7 +22,8 @@ public final class ProbeDiagnosis {
     /**
      * @param sameNode        exporter and importer are on one node (their node names are equal)
      * @param exporterGpu     the exporter's GPU UUID, for the evidence; null when not known
-     * @param exporterGpuSeen whether the importer's process sees the exporter's GPU; null when not known
+     * @param exporterGpuSeen whether the importer's process has the exporter's GPU: CUDA enumerates it, or NVML
+     *                        reaches it past CUDA_VISIBLE_DEVICES (its device node is there); null when not known
      * @param sourceNode      the exporter's node, for the evidence
      * @param targetNode      the importer's node
      */
@@ -84,6 +85,7 @@ public final class ProbeDiagnosis {
                 // Measured on two H200s: with the exporter's GPU hidden from the importer's container, a
                 // same-node FABRIC import is 801 (POSIX_FD 101), which alone reads like a bad handle. A probe's
                 // handle is fresh and its exporter alive, so the hidden GPU is the cause; users reported 101 too.
+                // CUDA_VISIBLE_DEVICES alone imported fine there, so a GPU NVML still reaches is not "hidden".
                 if (code == CuResult.INVALID_DEVICE.code()) {
                     yield sameNode && !Boolean.TRUE.equals(exporterGpuSeen) ? FindingCode.SAME_NODE_EXPORTER_GPU_HIDDEN
                             : FindingCode.INVALID_DEVICE;

@@ -55,7 +55,7 @@ public class ImportController {
         }
         String self = node.identity().node();
         String exporterGpu = request.exporterGpu();
-        Boolean seen = exporterGpu == null ? null : GpuDevice.holds(node.gpus(), exporterGpu);
+        Boolean seen = exporterGpu == null ? null : node.reaches(exporterGpu);
         return new ImportReply(Verdict.of(StageEngine.passed(stages)), (System.nanoTime() - start) / 1e9, self,
                 node.identity().id(), gpu.index(), gpu.uuid(), stages,
                 ProbeDiagnosis.diagnose(stages, self.equals(exporterNode), exporterGpu, seen, exporterNode, self));

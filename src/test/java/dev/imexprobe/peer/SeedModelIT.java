@@ -12,6 +12,8 @@ import tools.jackson.databind.JsonNode;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import static dev.imexprobe.peer.ProbeJson.firstFailure;
@@ -126,6 +128,41 @@ class SeedModelIT {
         assertThat(text(r, "direction")).isEqualTo("pull");
         assertThat(text(r.get("finding"), "code")).as("%s", r).isEqualTo("SAME_NODE_EXPORTER_GPU_HIDDEN");
         assertThat(text(r.get("finding").get("evidence"), "exporterGpu")).isEqualTo(uuid1);
+    }
+
+    @Test
+    void nvmlReachesAGpuThatCudaVisibleDevicesHidesButNotOneWhoseDeviceNodeIsHidden() {
+        String uuid0 = gpu0.get("/v1/node").json().get("gpus").get(0).get("uuid").asString();
+        String uuid1 = gpu1.get("/v1/node").json().get("gpus").get(0).get("uuid").asString();
+        assertThat(nvmlGpus(visibleOnly)).as("NVML ignores CUDA_VISIBLE_DEVICES").containsExactly(uuid0, uuid1);
+        assertThat(nvmlGpus(gpu1)).as("but not a hidden device node").containsExactly(uuid1);
+        assertThat(nvmlGpus(gpu0)).containsExactly(uuid0);
+    }
+
+    @Test
+    void an801IntoAnAgentThatHasTheExportersDeviceNodeIsNotBlamedOnAHiddenGpu() {
+        // CUDA_VISIBLE_DEVICES hides GPU 0 from visibleOnly's CUDA, but its device node is there (NVML reaches
+        // it): an 801 at import has another cause, so the finding must not send the user to the device nodes.
+        visibleOnly.faults("cuMemImportFromShareableHandle=801");
+        try {
+            JsonNode r = gpu0.get("/probe?target=" + visibleOnly.hostPort() + "&direction=push").json()
+                    .get("results").get(0);
+            assertThat(firstFailure(r).get("cuResult").asInt()).as("%s", r).isEqualTo(801);
+            JsonNode finding = r.get("finding");
+            assertThat(text(finding, "code")).as("%s", r).isEqualTo("HANDLE_REJECTED");
+            assertThat(finding.get("evidence").get("sameNode").asBoolean()).isTrue();
+            assertThat(finding.get("evidence").get("exporterGpuSeen").asBoolean()).isTrue();
+        } finally {
+            visibleOnly.clearFaults();
+        }
+        assertThat(gpu0.get("/probe?target=" + visibleOnly.hostPort() + "&direction=push").json().get("verdict")
+                .asString()).as("the fault cleared").isEqualTo("pass");
+    }
+
+    private static List<String> nvmlGpus(AgentProcess agent) {
+        List<String> uuids = new ArrayList<>();
+        agent.get("/v1/node").json().get("driver").get("nvmlGpus").forEach(u -> uuids.add(u.asString()));
+        return uuids;
     }
 
     @Test

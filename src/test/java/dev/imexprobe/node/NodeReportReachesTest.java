@@ -1,0 +1,56 @@
+package dev.imexprobe.node;
+
+import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.testing.NodeReports;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Whether an importer has its exporter's GPU: CUDA's view, or NVML's past CUDA_VISIBLE_DEVICES. */
+class NodeReportReachesTest {
+
+    @Test
+    void aGpuIsReachedWhenCudaOrNvmlHasItAndOnlyThen() {
+        Random random = new Random();
+        long seed = random.nextLong();
+        random.setSeed(seed);
+        for (int round = 0; round < 200; round++) {
+            List<String> all = new ArrayList<>();
+            for (int i = 0; i < 1 + random.nextInt(8); i++) {
+                all.add("GPU-" + new UUID(random.nextLong(), random.nextLong()));
+            }
+            List<GpuDevice> cuda = new ArrayList<>();
+            List<String> nvml = new ArrayList<>();
+            for (String u : all) {
+                if (random.nextBoolean()) {
+                    cuda.add(NodeReports.gpu(cuda.size(), u, null));
+                }
+                if (random.nextBoolean()) {
+                    nvml.add(u);
+                }
+            }
+            boolean nvmlKnown = random.nextInt(4) > 0;
+            NodeReport r = withNvml(cuda, nvmlKnown ? nvml : null);
+            for (String u : all) {
+                boolean expected = cuda.stream().anyMatch(g -> g.uuid().equals(u)) || (nvmlKnown && nvml.contains(u));
+                assertThat(r.reaches(u)).as("seed %d, %s: CUDA %s, NVML %s", seed, u, cuda, nvmlKnown ? nvml : null)
+                        .isEqualTo(expected);
+            }
+            assertThat(r.reaches("GPU-" + new UUID(random.nextLong(), random.nextLong()))).isFalse();
+        }
+    }
+
+    private static NodeReport withNvml(List<GpuDevice> gpus, List<String> nvmlGpus) {
+        NodeReport.DriverView driver = new NodeReport.DriverView(true, "libcuda.so.1", null, true,
+                "libnvidia-ml.so.1", null, "580.159.04", 13000, "13.0", "CUDA_SUCCESS", nvmlGpus);
+        return new NodeReport(new AgentIdentity("agent-1", "node-a", "1.2.3"), false, driver, gpus, 1, null, null,
+                null, null, null, List.of(), Instant.parse("2026-12-01T10:00:00Z"));
+    }
+}
