@@ -21,6 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class InjectedFaultIT {
 
     private static final long SIZE = 2L << 20;
+    /** The hung worker's driver deadline: shorter than the worker's 5 s, so a hang case waits 2 s, not 5. */
+    private static final int HANG_DEADLINE_SECONDS = 2;
 
     @TempDir
     Path tmp;
@@ -92,7 +94,7 @@ class InjectedFaultIT {
         Map<String, String> exporterEnv = m.env();
         exporterEnv.put("FAKECUDA_FAULTS", "");
         try (WorkerProcess exporter = WorkerProcess.start(exporterEnv, tmp.resolve("e.log"));
-             WorkerProcess importer = WorkerProcess.start(importerEnv, tmp.resolve("i.log"))) {
+             WorkerProcess importer = WorkerProcess.start(importerEnv, tmp.resolve("i.log"), HANG_DEADLINE_SECONDS)) {
             JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE, 1L, null));
             long start = System.nanoTime();
             JsonNode i = importer.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 0, 1L, null));
@@ -100,7 +102,8 @@ class InjectedFaultIT {
             assertThat(stage(i, "map", "status")).isEqualTo("timeout");
             assertThat(stage(i, "release", "status")).isEqualTo("skipped");
             assertThat(stage(i, "release", "detail")).contains("deferred");
-            assertThat(waited).as("bounded by the 5 s driver deadline").isLessThan(8);
+            assertThat(waited).as("bounded by the %d s driver deadline", HANG_DEADLINE_SECONDS)
+                    .isBetween((double) HANG_DEADLINE_SECONDS, HANG_DEADLINE_SECONDS + 3.0);
             assertThat(importer.request(new WorkerRequest.Info()).get("fake").get("liveAllocations").asInt())
                     .isEqualTo(1);
             m.clearFaults();
@@ -203,13 +206,14 @@ class InjectedFaultIT {
     void aHungFillKernelIsATimeout(String entryPoint) throws Exception {
         FakeMachine m = FakeMachine.h200(tmp);
         m.fault(entryPoint + "=hang");
-        try (WorkerProcess exporter = WorkerProcess.start(m.env(), tmp.resolve("e.log"))) {
+        try (WorkerProcess exporter = WorkerProcess.start(m.env(), tmp.resolve("e.log"), HANG_DEADLINE_SECONDS)) {
             long start = System.nanoTime();
             JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE, 7L, null));
             double waited = (System.nanoTime() - start) / 1e9;
             assertThat(e.get("ok").asBoolean()).isFalse();
             assertThat(stage(e, "create", "status")).isEqualTo("timeout");
-            assertThat(waited).as("bounded by the 5 s driver deadline").isLessThan(8);
+            assertThat(waited).as("bounded by the %d s driver deadline", HANG_DEADLINE_SECONDS)
+                    .isBetween((double) HANG_DEADLINE_SECONDS, HANG_DEADLINE_SECONDS + 3.0);
             m.clearFaults();
             // Once the call returns, the same process fills again.
             long deadline = System.nanoTime() + 10_000_000_000L;

@@ -207,7 +207,7 @@ class PeerHttpTest {
      * its next answer one byte every deadline/8. The JDK's HttpURLConnection kept reading after its disconnect()
      * (10–52 s against 1–2 s); the deadline must hold every time.
      */
-    @RepeatedTest(20)
+    @RepeatedTest(8)
     void aTrickleOnAKeptAliveConnectionIsCutAtTheDeadline() throws IOException {
         AtomicInteger call = new AtomicInteger();
         answer = (request, out) -> {

@@ -34,9 +34,17 @@ public final class WorkerProcess implements AutoCloseable {
     }
 
     public static WorkerProcess start(Map<String, String> env, Path logFile) {
+        return start(env, logFile, 0);
+    }
+
+    /** As {@link #start(Map, Path)}, with a driver deadline of {@code driverTimeoutSeconds} (0: the worker's 5 s). */
+    public static WorkerProcess start(Map<String, String> env, Path logFile, int driverTimeoutSeconds) {
         List<String> cmd = new ArrayList<>(List.of(NativeBuild.java(), "--enable-native-access=ALL-UNNAMED",
                 "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", System.getProperty("java.class.path"),
                 "dev.imexprobe.cli.Main", "worker"));
+        if (driverTimeoutSeconds > 0) {
+            cmd.add("--timeout=" + driverTimeoutSeconds);
+        }
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().putAll(env);
         pb.redirectError(logFile.toFile());
