@@ -262,7 +262,7 @@ public final class Ladder {
                                 ? exchange.fabric(plan.exporterOrdinal(), plan.importerOrdinal(), size)
                                 : exchange.posixFd(plan.exporterOrdinal(), plan.importerOrdinal(), size,
                                         work.resolve("fd-" + (++sockets) + ".sock"));
-                        cells.add(cell(type, stages, expected, iv.gpus().contains(a.uuid())));
+                        cells.add(cell(type, stages, expected, iv.has(a.uuid())));
                     }
                 }
             } catch (WorkerFailure f) {
@@ -287,7 +287,7 @@ public final class Ladder {
 
         // ---- results -------------------------------------------------------------------------------------------
 
-        /** {@code exporterGpuSeen}: the importer's process sees GPU A, the exporter's. */
+        /** {@code exporterGpuSeen}: the importer's process has GPU A, the exporter's ({@link ProcessView#has}). */
         private Cell cell(HandleType type, List<StageResult> stages, Expected expected, boolean exporterGpuSeen) {
             StageResult failed = StageEngine.firstFailure(stages);
             boolean passed = StageEngine.passed(stages);

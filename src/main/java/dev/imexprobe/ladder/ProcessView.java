@@ -3,6 +3,7 @@ package dev.imexprobe.ladder;
 import dev.imexprobe.cuda.CuCall;
 import dev.imexprobe.cuda.CuResult;
 import dev.imexprobe.cuda.CudaDriver;
+import dev.imexprobe.cuda.NvmlCall;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 
@@ -25,6 +26,8 @@ import java.util.regex.Pattern;
  * @param cudaVisibleDevices the process's CUDA_VISIBLE_DEVICES, null when unset
  * @param init               cuInit's result name
  * @param gpus               UUIDs of the GPUs the driver shows this process, by ordinal
+ * @param nvmlGpus           UUIDs of the GPUs NVML reaches: past CUDA_VISIBLE_DEVICES, not past a hidden device
+ *                           node; null when NVML could not say
  * @param devRoot            where GPU device nodes are looked for; null on the fake without FAKECUDA_DEV_DIR
  * @param deviceNodes        the {@code nvidiaN} entries there, sorted by N; null when devRoot is null
  * @param procGpus           /proc/driver/nvidia/gpus entries (real driver only), null when absent
@@ -32,8 +35,9 @@ import java.util.regex.Pattern;
  * @param channels           the {@code channelN} entries there this process can open for reading, sorted by N
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record ProcessView(String cudaVisibleDevices, String init, List<String> gpus, String devRoot,
-                          List<String> deviceNodes, List<String> procGpus, String channelDir, List<String> channels) {
+public record ProcessView(String cudaVisibleDevices, String init, List<String> gpus, List<String> nvmlGpus,
+                          String devRoot, List<String> deviceNodes, List<String> procGpus, String channelDir,
+                          List<String> channels) {
 
     static final Path REAL_DEV = Path.of("/dev");
     static final Path REAL_CHANNELS = Path.of("/dev/nvidia-caps-imex-channels");
@@ -54,6 +58,7 @@ public record ProcessView(String cudaVisibleDevices, String init, List<String> g
                 gpus.add(uuid.ok() ? uuid.value() : "?" + uuid.result().name());
             }
         }
+        NvmlCall<List<String>> nvml = driver.nvmlGpuUuids();
         Map<String, String> fake = driver.status().fake();
         Path devRoot;
         Path channelDir;
@@ -68,8 +73,16 @@ public record ProcessView(String cudaVisibleDevices, String init, List<String> g
             procGpus = Files.isDirectory(PROC_GPUS) ? entries(PROC_GPUS, null, false) : null;
         }
         return new ProcessView(System.getenv("CUDA_VISIBLE_DEVICES"), init, List.copyOf(gpus),
-                devRoot == null ? null : devRoot.toString(), devRoot == null ? null : entries(devRoot, GPU_NODE, false),
+                nvml.ok() ? nvml.value() : null, devRoot == null ? null : devRoot.toString(), devRoot == null ? null : entries(devRoot, GPU_NODE, false),
                 procGpus, channelDir.toString(), entries(channelDir, CHANNEL, true));
+    }
+
+    /**
+     * Whether this process has the GPU with {@code uuid}: CUDA shows it, or NVML reaches it (CUDA_VISIBLE_DEVICES
+     * alone hides it; its device node is here). The same test as an agent's ({@code NodeReport.reaches}).
+     */
+    boolean has(String uuid) {
+        return gpus.contains(uuid) || (nvmlGpus != null && nvmlGpus.contains(uuid));
     }
 
     /** Entry names of dir matching pattern (all when null), by their number where they have one. */

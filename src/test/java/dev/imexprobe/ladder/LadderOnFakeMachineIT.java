@@ -73,6 +73,9 @@ class LadderOnFakeMachineIT {
         }
         assertThat(r.rung(Rung.VISIBLE_DEVICES).seen()).extracting(ProcessView::gpus)
                 .containsExactly(List.of(r.exporterGpu().uuid()), List.of(r.importerGpu().uuid()));
+        List<String> both = List.of(r.exporterGpu().uuid(), r.importerGpu().uuid());
+        assertThat(r.rung(Rung.VISIBLE_DEVICES).seen()).as("NVML past CUDA_VISIBLE_DEVICES")
+                .extracting(ProcessView::nvmlGpus).containsExactly(both, both);
         Cell other = r.cell(Rung.OTHER_CHANNEL, HandleType.FABRIC);
         assertThat(other.status()).as("800 expected: %s", other).isEqualTo(Status.PASS);
         assertThat(other.failedStage().cuResult()).isEqualTo(CuResult.NOT_PERMITTED.code());
@@ -91,6 +94,9 @@ class LadderOnFakeMachineIT {
             assertThat(fd.failedStage().cuResult()).isEqualTo(CuResult.INVALID_DEVICE.code());
             assertThat(r.rung(Rung.DEVICE_NODES).seen()).extracting(ProcessView::deviceNodes)
                     .containsExactly(List.of("nvidia0"), List.of("nvidia1"));
+            assertThat(r.rung(Rung.DEVICE_NODES).seen()).as("NVML not past a hidden device node")
+                    .extracting(ProcessView::nvmlGpus)
+                    .containsExactly(List.of(r.exporterGpu().uuid()), List.of(r.importerGpu().uuid()));
             assertThat(r.rung(Rung.DEVICE_NODES).importer()).anyMatch(s -> s.contains("nvidia0")
                     && s.contains("mount namespace"));
             assertThat(r.verdict().code()).isEqualTo("LADDER_NEEDS_EXPORTER_DEVICE_NODE");
