@@ -73,7 +73,8 @@ public record ProcessView(String cudaVisibleDevices, String init, List<String> g
             procGpus = Files.isDirectory(PROC_GPUS) ? entries(PROC_GPUS, null, false) : null;
         }
         return new ProcessView(System.getenv("CUDA_VISIBLE_DEVICES"), init, List.copyOf(gpus),
-                nvml.ok() ? nvml.value() : null, devRoot == null ? null : devRoot.toString(), devRoot == null ? null : entries(devRoot, GPU_NODE, false),
+                nvml.ok() ? nvml.value() : null, devRoot == null ? null : devRoot.toString(),
+                devRoot == null ? null : entries(devRoot, GPU_NODE, false),
                 procGpus, channelDir.toString(), entries(channelDir, CHANNEL, true));
     }
 

@@ -76,7 +76,10 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
                 seconds(start), finding, stages, debug.lines());
     }
 
-    /** Whether this agent's process has the GPU with {@code uuid}, visible to CUDA or not (the importer's view in a pull). */
+    /**
+     * Whether this agent's process has the GPU with {@code uuid}, visible to CUDA or not (the importer's view, in a
+     * pull).
+     */
     boolean sees(String uuid) {
         return self.reaches(uuid);
     }

@@ -13,7 +13,10 @@ public interface LocalAgent {
 
     List<GpuDevice> gpus();
 
-    /** Whether this process has the GPU with {@code uuid}, visible to CUDA or not (an importer's view of its exporter). */
+    /**
+     * Whether this process has the GPU with {@code uuid}, visible to CUDA or not (an importer's view of its exporter's
+     * GPU).
+     */
     default boolean reaches(String uuid) {
         return GpuDevice.holds(gpus(), uuid);
     }

@@ -138,6 +138,7 @@ class CrossProcessFabricIT {
             byte[] good = Base64.getDecoder().decode(e.get("handle").asString());
             for (int k = 0; k < 20; k++) {
                 byte[] bad = k % 2 == 0 ? mutate(good, random) : randomBytes(random);
+                assertThat(bad).as("a handle that differs from the good one").isNotEqualTo(good);
                 JsonNode i = importer.request(new WorkerRequest.Import(Base64.getEncoder().encodeToString(bad), SIZE, 0,
                         null, null));
                 assertThat(stage(i, "import", "cuResultName")).isEqualTo("CUDA_ERROR_NOT_SUPPORTED");
@@ -211,12 +212,11 @@ class CrossProcessFabricIT {
         }
     }
 
+    /** 1-4 flipped bits, all different: two flips of one bit would cancel and give the good handle back. */
     private static byte[] mutate(byte[] good, Random r) {
         byte[] b = good.clone();
         int flips = 1 + r.nextInt(4);
-        for (int k = 0; k < flips; k++) {
-            b[r.nextInt(b.length)] ^= (byte) (1 << r.nextInt(8));
-        }
+        r.ints(0, b.length * 8).distinct().limit(flips).forEach(bit -> b[bit / 8] ^= (byte) (1 << (bit % 8)));
         return b;
     }
 
