@@ -225,7 +225,10 @@ final class CheckCommand {
         out.printf("channels   %s: %s%n", r.imexChannels().directory(), channels(r));
         out.printf("daemon     %s%s%n", r.imexDaemon().state(), r.imexDaemon().detail() != null ? " (" + r.imexDaemon().detail() + ")" : "");
         if (r.visibleDevices().set()) {
-            out.printf("visible    CUDA_VISIBLE_DEVICES=%s%n", r.visibleDevices().raw());
+            // NVML ignores CUDA_VISIBLE_DEVICES but not a hidden device node: the GPUs it hides are still here.
+            List<String> nvml = d.nvmlGpus();
+            out.printf("visible    CUDA_VISIBLE_DEVICES=%s%s%n", r.visibleDevices().raw(), nvml == null ? ""
+                    : " (CUDA shows " + r.gpus().size() + " of the " + nvml.size() + " GPUs NVML reaches here)");
         }
         for (SelfProbe.SelfProbeResult p : probes) {
             out.printf("%nself-probe GPU %d (%d MiB): %s in %.3f ms%n", p.gpu(), p.sizeBytes() >> 20,

@@ -109,6 +109,11 @@ class CheckCommandIT {
         Run run = check(env, tmp, "--json");
         assertThat(run.exit()).isEqualTo(2);
         assertThat(run.json().get("findings").toString()).contains("NO_GPU");
+        // NVML ignores CUDA_VISIBLE_DEVICES: the GPU is still listed, and the table says so.
+        assertThat(run.json().get("driver").get("nvmlGpus")).hasSize(1);
+        Run text = check(env, tmp);
+        assertThat(text.exit()).isEqualTo(2);
+        assertThat(text.stdout()).contains("visible    CUDA_VISIBLE_DEVICES= (CUDA shows 0 of the 1 GPUs NVML reaches here)");
     }
 
     @Test
