@@ -10,8 +10,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
@@ -72,20 +72,8 @@ class BenchJarIT {
     void theBenchJarRunsAQuickSectionOnTheFake() throws Exception {
         Path out = tmp.resolve("figures.json");
         Path log = tmp.resolve("bench.log");
-        ProcessBuilder pb = new ProcessBuilder("bash", "bench/run.sh", "--quick", "--driver", "fake",
-                "--sections", "http", "--java", NativeBuild.java(), "--jar", NativeBuild.jar().toString(),
-                "--bench-jar", benchJar().toString(), "--out", out.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("TMPDIR", tmp.toString());
-        Process p = pb.start();
-        boolean finished = p.waitFor(4, TimeUnit.MINUTES);
-        if (!finished) {
-            p.descendants().forEach(ProcessHandle::destroy);
-            p.destroyForcibly();
-        }
-        String printed = Files.readString(log);
-        assertThat(finished).as("bench/run.sh finished; output:%n%s", printed).isTrue();
-        assertThat(p.exitValue()).as("exit code; output:%n%s", printed).isZero();
+        String printed = QuickBench.run(tmp, out, log, Duration.ofMinutes(4), "--sections", "http",
+                "--bench-jar", benchJar().toString());
         assertThat(printed).contains("| HTTP floor p50 / p99", "driver: FAKE");
         JsonNode f = JsonMapper.builder().build().readTree(out.toFile());
         double p50 = f.path("httpFloor").path("p50").asDouble();

@@ -1,6 +1,5 @@
 package dev.imexprobe.bench;
 
-import dev.imexprobe.testing.NativeBuild;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -8,13 +7,10 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -165,24 +161,6 @@ class BenchQuickIT {
 
     /** Runs {@code bash bench/run.sh --quick} on the fake with {@code extra}; what it printed, once it passed. */
     private String quick(Path out, Path log, String... extra) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("bash", "bench/run.sh", "--quick", "--driver", "fake",
-                "--java", NativeBuild.java(), "--jar", NativeBuild.jar().toString(), "--out", out.toString()));
-        cmd.addAll(List.of(extra));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("TMPDIR", tmp.toString());
-        Process p = pb.start();
-        boolean finished = p.waitFor(5, TimeUnit.MINUTES);
-        if (!finished) {
-            p.descendants().forEach(ProcessHandle::destroy);
-            p.destroyForcibly();
-        }
-        String printed = read(log);
-        assertThat(finished).as("%s finished; output:%n%s", cmd, printed).isTrue();
-        assertThat(p.exitValue()).as("exit code of %s; output:%n%s", cmd, printed).isZero();
-        return printed;
-    }
-
-    private static String read(Path log) throws IOException {
-        return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+        return QuickBench.run(tmp, out, log, Duration.ofMinutes(5), extra);
     }
 }
