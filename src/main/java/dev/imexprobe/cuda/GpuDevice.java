@@ -55,6 +55,28 @@ public record GpuDevice(int index, String uuid, String name, String pciBusId, Ma
                 memoryFreeBytes, memoryTotalBytes, imexDomain, computeMode, migEnabled, findingCode);
     }
 
+    /**
+     * Whether a process has the GPU with {@code uuid} (an importer, its exporter's GPU), from what CUDA and NVML show
+     * it. {@code TRUE} when CUDA enumerates it or NVML reaches it: then only CUDA_VISIBLE_DEVICES hides it, its
+     * device node is here, and imports from it work (measured on two H200s). {@code FALSE} when NVML could say and
+     * does not reach it, or when CUDA_VISIBLE_DEVICES is unset (CUDA shows every GPU the process can open) and CUDA
+     * lacks it: its device node is not here. {@code null} when CUDA lacks it, CUDA_VISIBLE_DEVICES is set (or not
+     * known) and NVML could not say: either limit may be the one, and a finding must not name the device nodes.
+     *
+     * @param inCuda                 CUDA enumerates the GPU in this process
+     * @param nvmlGpus               the UUIDs NVML reaches from this process; null when NVML could not say
+     * @param cudaVisibleDevicesSet  CUDA_VISIBLE_DEVICES is set in this process; null when not known
+     */
+    public static Boolean reached(boolean inCuda, List<String> nvmlGpus, Boolean cudaVisibleDevicesSet, String uuid) {
+        if (inCuda) {
+            return true;
+        }
+        if (nvmlGpus != null) {
+            return nvmlGpus.contains(uuid);
+        }
+        return Boolean.FALSE.equals(cudaVisibleDevicesSet) ? Boolean.FALSE : null;
+    }
+
     /** Whether {@code gpus} holds the GPU with {@code uuid} (a loop: it runs on every exchange). */
     public static boolean holds(List<GpuDevice> gpus, String uuid) {
         for (GpuDevice g : gpus) {

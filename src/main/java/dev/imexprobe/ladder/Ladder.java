@@ -288,7 +288,7 @@ public final class Ladder {
         // ---- results -------------------------------------------------------------------------------------------
 
         /** {@code exporterGpuSeen}: the importer's process has GPU A, the exporter's ({@link ProcessView#has}). */
-        private Cell cell(HandleType type, List<StageResult> stages, Expected expected, boolean exporterGpuSeen) {
+        private Cell cell(HandleType type, List<StageResult> stages, Expected expected, Boolean exporterGpuSeen) {
             StageResult failed = StageEngine.firstFailure(stages);
             boolean passed = StageEngine.passed(stages);
             Finding finding = failed == null ? null

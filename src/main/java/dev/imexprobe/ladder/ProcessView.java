@@ -3,6 +3,7 @@ package dev.imexprobe.ladder;
 import dev.imexprobe.cuda.CuCall;
 import dev.imexprobe.cuda.CuResult;
 import dev.imexprobe.cuda.CudaDriver;
+import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.cuda.NvmlCall;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
@@ -79,11 +80,11 @@ public record ProcessView(String cudaVisibleDevices, String init, List<String> g
     }
 
     /**
-     * Whether this process has the GPU with {@code uuid}: CUDA shows it, or NVML reaches it (CUDA_VISIBLE_DEVICES
-     * alone hides it; its device node is here). The same test as an agent's ({@code NodeReport.reaches}).
+     * Whether this process has the GPU with {@code uuid}: the same rule as an agent's ({@link GpuDevice#reached}), on
+     * this process's CUDA, NVML and CUDA_VISIBLE_DEVICES; null when that cannot be told.
      */
-    boolean has(String uuid) {
-        return gpus.contains(uuid) || (nvmlGpus != null && nvmlGpus.contains(uuid));
+    Boolean has(String uuid) {
+        return GpuDevice.reached(gpus.contains(uuid), nvmlGpus, cudaVisibleDevices != null, uuid);
     }
 
     /** Entry names of dir matching pattern (all when null), by their number where they have one. */

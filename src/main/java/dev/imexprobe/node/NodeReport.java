@@ -74,13 +74,12 @@ public record NodeReport(AgentIdentity agent, boolean fake, DriverView driver, L
     }
 
     /**
-     * Whether this process has the GPU with {@code uuid}: CUDA enumerates it, or NVML reaches it (a GPU that
-     * CUDA_VISIBLE_DEVICES alone hides: its device node is here). False when neither does, so a container runtime
-     * hid its device node, or NVML could not say; an import from it then meets the seed's failure.
+     * Whether this process has the GPU with {@code uuid}, visible to CUDA or not ({@link GpuDevice#reached}): true
+     * when CUDA or NVML has it, false when its device node is not here, null when that cannot be told.
      */
-    public boolean reaches(String uuid) {
-        return GpuDevice.holds(gpus, uuid) || (driver != null && driver.nvmlGpus() != null
-                && driver.nvmlGpus().contains(uuid));
+    public Boolean reaches(String uuid) {
+        return GpuDevice.reached(GpuDevice.holds(gpus, uuid), driver == null ? null : driver.nvmlGpus(),
+                visibleDevices == null ? null : visibleDevices.set(), uuid);
     }
 
     /**

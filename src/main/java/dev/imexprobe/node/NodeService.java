@@ -121,7 +121,7 @@ public final class NodeService implements LocalAgent, dev.imexprobe.probe.Contex
     }
 
     @Override
-    public boolean reaches(String uuid) {
+    public Boolean reaches(String uuid) {
         return report().reaches(uuid);
     }
 }

@@ -78,9 +78,9 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
 
     /**
      * Whether this agent's process has the GPU with {@code uuid}, visible to CUDA or not (the importer's view, in a
-     * pull).
+     * pull); null when that cannot be told.
      */
-    boolean sees(String uuid) {
+    Boolean sees(String uuid) {
         return self.reaches(uuid);
     }
 

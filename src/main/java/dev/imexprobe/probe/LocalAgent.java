@@ -15,9 +15,9 @@ public interface LocalAgent {
 
     /**
      * Whether this process has the GPU with {@code uuid}, visible to CUDA or not (an importer's view of its exporter's
-     * GPU).
+     * GPU): {@link GpuDevice#reached}; null when that cannot be told.
      */
-    default boolean reaches(String uuid) {
-        return GpuDevice.holds(gpus(), uuid);
+    default Boolean reaches(String uuid) {
+        return GpuDevice.holds(gpus(), uuid) ? Boolean.TRUE : null;
     }
 }

@@ -40,6 +40,8 @@ class SeedModelIT {
     static AgentProcess gpu0;
     static AgentProcess gpu1;
     static AgentProcess visibleOnly;
+    /** Limited by CUDA_VISIBLE_DEVICES as visibleOnly, without NVML: it cannot tell which limit hides GPU 0. */
+    static AgentProcess visibleNoNvml;
 
     @BeforeAll
     static void start() {
@@ -49,12 +51,16 @@ class SeedModelIT {
         Map<String, String> env = machine.env();
         env.put("CUDA_VISIBLE_DEVICES", "1");
         visibleOnly = AgentProcess.start("visible1", dir, env, NODE, Map.of());
-        AgentProcess.awaitReady(gpu0, gpu1, visibleOnly);
+        Map<String, String> noNvml = machine.env();
+        noNvml.put("CUDA_VISIBLE_DEVICES", "1");
+        noNvml.put("IMEXPROBE_NVML_LIBRARY", dir.resolve("no-nvml/libnvidia-ml.so.1").toString());
+        visibleNoNvml = AgentProcess.start("visible1-no-nvml", dir, noNvml, NODE, Map.of());
+        AgentProcess.awaitReady(gpu0, gpu1, visibleOnly, visibleNoNvml);
     }
 
     @AfterAll
     static void stop() {
-        AgentProcess.closeAll(gpu0, gpu1, visibleOnly);
+        AgentProcess.closeAll(gpu0, gpu1, visibleOnly, visibleNoNvml);
     }
 
     @Test
@@ -157,6 +163,31 @@ class SeedModelIT {
         }
         assertThat(gpu0.get("/probe?target=" + visibleOnly.hostPort() + "&direction=push").json().get("verdict")
                 .asString()).as("the fault cleared").isEqualTo("pass");
+    }
+
+    @Test
+    void withoutNvmlAnAgentLimitedByCudaVisibleDevicesCannotTellAndIts801IsNotBlamedOnAHiddenGpu() {
+        JsonNode driver = visibleNoNvml.get("/v1/node").json().get("driver");
+        assertThat(driver.get("nvmlLoaded").asBoolean()).as("%s", driver).isFalse();
+        assertThat(driver.path("nvmlGpus").isNull() || driver.path("nvmlGpus").isMissingNode()).as("%s", driver)
+                .isTrue();
+        // Its CUDA lacks GPU 0, but CUDA_VISIBLE_DEVICES could be what hides it, and without NVML nothing says
+        // whether the device node is there: an 801 keeps its ordinary finding, and the evidence says nothing.
+        visibleNoNvml.faults("cuMemImportFromShareableHandle=801");
+        try {
+            JsonNode r = gpu0.get("/probe?target=" + visibleNoNvml.hostPort() + "&direction=push").json()
+                    .get("results").get(0);
+            assertThat(firstFailure(r).get("cuResult").asInt()).as("%s", r).isEqualTo(801);
+            JsonNode finding = r.get("finding");
+            assertThat(text(finding, "code")).as("%s", r).isEqualTo("HANDLE_REJECTED");
+            assertThat(finding.get("evidence").get("sameNode").asBoolean()).isTrue();
+            assertThat(finding.get("evidence").has("exporterGpuSeen")).as("%s", finding).isFalse();
+        } finally {
+            visibleNoNvml.clearFaults();
+        }
+        // Without a fault the import works: the device node is there, as on the H200s.
+        assertThat(gpu0.get("/probe?target=" + visibleNoNvml.hostPort() + "&direction=push").json().get("verdict")
+                .asString()).isEqualTo("pass");
     }
 
     private static List<String> nvmlGpus(AgentProcess agent) {
