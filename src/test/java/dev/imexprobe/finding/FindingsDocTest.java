@@ -1,5 +1,7 @@
 package dev.imexprobe.finding;
 
+import dev.imexprobe.testing.Markdown;
+
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -47,7 +49,7 @@ class FindingsDocTest {
         for (String line : lines) {
             Matcher h = HEADING.matcher(line);
             if (h.matches()) {
-                ANCHORS.add(slug(h.group(2)));
+                ANCHORS.add(Markdown.slug(h.group(2)));
                 Matcher c = CODE_HEADING.matcher(line);
                 current = c.matches() ? c.group(1) : null;
                 if (current != null) {
@@ -60,11 +62,6 @@ class FindingsDocTest {
                 SECTIONS.get(current).add(line);
             }
         }
-    }
-
-    /** GitHub's heading anchor: lower case, punctuation other than - and _ dropped, spaces to dashes. */
-    static String slug(String heading) {
-        return heading.strip().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9 _-]", "").replace(' ', '-');
     }
 
     @Test
