@@ -149,20 +149,8 @@ class SeedModelIT {
     void an801IntoAnAgentThatHasTheExportersDeviceNodeIsNotBlamedOnAHiddenGpu() {
         // CUDA_VISIBLE_DEVICES hides GPU 0 from visibleOnly's CUDA, but its device node is there (NVML reaches
         // it): an 801 at import has another cause, so the finding must not send the user to the device nodes.
-        visibleOnly.faults("cuMemImportFromShareableHandle=801");
-        try {
-            JsonNode r = gpu0.get("/probe?target=" + visibleOnly.hostPort() + "&direction=push").json()
-                    .get("results").get(0);
-            assertThat(firstFailure(r).get("cuResult").asInt()).as("%s", r).isEqualTo(801);
-            JsonNode finding = r.get("finding");
-            assertThat(text(finding, "code")).as("%s", r).isEqualTo("HANDLE_REJECTED");
-            assertThat(finding.get("evidence").get("sameNode").asBoolean()).isTrue();
-            assertThat(finding.get("evidence").get("exporterGpuSeen").asBoolean()).isTrue();
-        } finally {
-            visibleOnly.clearFaults();
-        }
-        assertThat(gpu0.get("/probe?target=" + visibleOnly.hostPort() + "&direction=push").json().get("verdict")
-                .asString()).as("the fault cleared").isEqualTo("pass");
+        JsonNode evidence = injected801Into(visibleOnly);
+        assertThat(evidence.get("exporterGpuSeen").asBoolean()).as("%s", evidence).isTrue();
     }
 
     @Test
@@ -173,21 +161,32 @@ class SeedModelIT {
                 .isTrue();
         // Its CUDA lacks GPU 0, but CUDA_VISIBLE_DEVICES could be what hides it, and without NVML nothing says
         // whether the device node is there: an 801 keeps its ordinary finding, and the evidence says nothing.
-        visibleNoNvml.faults("cuMemImportFromShareableHandle=801");
+        JsonNode evidence = injected801Into(visibleNoNvml);
+        assertThat(evidence.has("exporterGpuSeen")).as("%s", evidence).isFalse();
+    }
+
+    /**
+     * gpu0 pushes into {@code importer} with an 801 injected at its import: the ordinary HANDLE_REJECTED of a same-node
+     * pair, never the seed finding; once cleared the push passes (the device node is there, as on the H200s).
+     * The finding's evidence.
+     */
+    private static JsonNode injected801Into(AgentProcess importer) {
+        JsonNode evidence;
+        importer.faults("cuMemImportFromShareableHandle=801");
         try {
-            JsonNode r = gpu0.get("/probe?target=" + visibleNoNvml.hostPort() + "&direction=push").json()
+            JsonNode r = gpu0.get("/probe?target=" + importer.hostPort() + "&direction=push").json()
                     .get("results").get(0);
             assertThat(firstFailure(r).get("cuResult").asInt()).as("%s", r).isEqualTo(801);
             JsonNode finding = r.get("finding");
             assertThat(text(finding, "code")).as("%s", r).isEqualTo("HANDLE_REJECTED");
-            assertThat(finding.get("evidence").get("sameNode").asBoolean()).isTrue();
-            assertThat(finding.get("evidence").has("exporterGpuSeen")).as("%s", finding).isFalse();
+            evidence = finding.get("evidence");
+            assertThat(evidence.get("sameNode").asBoolean()).isTrue();
         } finally {
-            visibleNoNvml.clearFaults();
+            importer.clearFaults();
         }
-        // Without a fault the import works: the device node is there, as on the H200s.
-        assertThat(gpu0.get("/probe?target=" + visibleNoNvml.hostPort() + "&direction=push").json().get("verdict")
-                .asString()).isEqualTo("pass");
+        assertThat(gpu0.get("/probe?target=" + importer.hostPort() + "&direction=push").json().get("verdict")
+                .asString()).as("the fault cleared").isEqualTo("pass");
+        return evidence;
     }
 
     private static List<String> nvmlGpus(AgentProcess agent) {
