@@ -230,12 +230,49 @@ public final class AgentJvm implements AutoCloseable {
     }
 
     /** A port nothing listens on right now. */
+    /**
+     * A port free now for an agent to listen on, below the kernel's ephemeral range: an outgoing connection takes
+     * its local port from that range, and so does a bind to port 0, so a port chosen there could be taken by some
+     * client's connection before the agent binds it (seen once: "Port 36259 was already in use" in a fresh clone).
+     * Never the same port twice in this JVM, so agents chosen before any of them binds do not share one.
+     */
     public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
+        int low = ephemeralLow();
+        for (int i = 0; low - FIRST_PORT >= 1000 && i < 200; i++) {
+            int p = FIRST_PORT + java.util.concurrent.ThreadLocalRandom.current().nextInt(low - FIRST_PORT);
+            if (!HANDED_OUT.contains(p) && bindable(p) && HANDED_OUT.add(p)) {
+                return p;
+            }
+        }
+        try (ServerSocket s = new ServerSocket(0)) { // a node whose ephemeral range leaves no room below it
             s.setReuseAddress(true);
             return s.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static final int FIRST_PORT = 20000;
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** The first port of the ephemeral range (Linux's default 32768 when it cannot be read). */
+    static int ephemeralLow() {
+        try {
+            // readAllLines, not readString: on this procfs file readString returned only its first byte ("3")
+            String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).getFirst().trim();
+            return Integer.parseInt(range.split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return 32768;
+        }
+    }
+
+    private static boolean bindable(int port) {
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(new java.net.InetSocketAddress(port)); // the wildcard: taken on any address, it fails here
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -2,7 +2,6 @@ package dev.imexprobe.ship;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -253,13 +252,9 @@ final class PrometheusServer implements AutoCloseable {
         }
     }
 
+    /** Below the ephemeral range, where no outgoing connection takes it before Prometheus binds it. */
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return dev.imexprobe.bench.AgentJvm.freePort();
     }
 
     static void sleep(long millis) {

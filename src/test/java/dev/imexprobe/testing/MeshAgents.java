@@ -1,11 +1,12 @@
 package dev.imexprobe.testing;
 
+import dev.imexprobe.bench.AgentJvm;
+
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -150,13 +151,9 @@ public final class MeshAgents implements AutoCloseable {
         }
     }
 
+    /** A port below the ephemeral range: the peer lists name it before the agent binds it ({@code AgentJvm}). */
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return AgentJvm.freePort();
     }
 
     public static void sleepFor(Duration d) {
