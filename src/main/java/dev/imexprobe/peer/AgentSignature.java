@@ -278,15 +278,32 @@ public final class AgentSignature {
 
     private static Long parseSeconds(String value) {
         // Unsigned decimal seconds, at most 12 digits (year 33658): no sign, no overflow, no Long.parseLong quirks.
-        if (value.isEmpty() || value.length() > 12 || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        if (value.isEmpty() || value.length() > 12) {
             return null;
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c < '0' || c > '9') {
+                return null;
+            }
         }
         return Long.parseLong(value);
     }
 
+    /** The URL-safe base64 alphabet and its padding; a loop, not a stream: it runs on every signed request. */
+    private static boolean base64Url(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+                    || c == '=')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static byte[] decodeMac(String value) {
-        if (value.isEmpty() || !value.chars().allMatch(c -> Character.isLetterOrDigit(c) && c < 128
-                || c == '-' || c == '_' || c == '=')) {
+        if (value.isEmpty() || !base64Url(value)) {
             return null;
         }
         try {
