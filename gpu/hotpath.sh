@@ -16,9 +16,23 @@
 # for the run (CPUs kept out of deep idle states, as tuned's latency-performance profile does; released at exit);
 # every probe is timed by two callers alternately: Python's http.client (parses headers and JSON inside the
 # clock, as a script would) and a raw socket (one prebuilt request, the answer read by its Content-Length).
+# DRIVER=fake runs the agents on the fake driver where no GPU is (from a build tree: target/imexprobe.jar,
+# target/native/fake, $JAVA_HOME/bin/java): no Python peer, no floors, no GPU query. The driver's own segments then
+# mean nothing, but with TIMELINE=1 every segment outside the driver (Tomcat, JSON, the signature, the hops) is
+# measured as on the GPU host, which is how a change there can be measured before a GPU is lent
+# (docs/performance.md, "Session 2026-12-05").
 # Never calls multicast.
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+if [ "${DRIVER:-real}" = fake ]; then
+  J=${J:-${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java}
+  JAR=${JAR:-target/imexprobe.jar}
+  FLOORS=0
+  FAKE_WORK=$(mktemp -d); mkdir -p "$FAKE_WORK/state" "$FAKE_WORK/channels"; : > "$FAKE_WORK/channels/channel0"
+  export IMEXPROBE_CUDA_LIBRARY=$PWD/target/native/fake/libcuda.so.1 IMEXPROBE_NVML_LIBRARY=$PWD/target/native/fake/libnvidia-ml.so.1
+  export FAKECUDA_GPUS=1 FAKECUDA_STATE_DIR=$FAKE_WORK/state FAKECUDA_CHANNEL_DIR=$FAKE_WORK/channels
+  [ -e "$IMEXPROBE_CUDA_LIBRARY" ] || { echo "hotpath: DRIVER=fake needs a build tree (./mvnw -B package)" >&2; exit 2; }
+fi
 J=${J:-$(bash .gpu-bundle/unpack.sh)}
 JAR=${JAR:-.gpu-bundle/imexprobe.jar}
 BENCH_JAR=${BENCH_JAR:-$(dirname "$JAR")/imexprobe-bench.jar}
@@ -34,6 +48,7 @@ if [ "${QOS:-0}" = 1 ]; then
   QOS_PID=$!; trap 'kill $QOS_PID 2>/dev/null' EXIT
 fi
 grep -H . /sys/devices/system/cpu/cpu0/cpuidle/state*/{name,latency} 2>/dev/null | tr '\n' ' ' | tee -a "$LOG"; echo | tee -a "$LOG"
+if [ "${DRIVER:-real}" != fake ]; then
 nvidia-smi --query-gpu=index,name,driver_version,memory.used --format=csv,noheader 2>&1 | tee -a "$LOG"
 MAJ=$(awk '$2=="nvidia-caps-imex-channels"{print $1}' /proc/devices)
 mkdir -p /dev/nvidia-caps-imex-channels
@@ -41,6 +56,7 @@ mkdir -p /dev/nvidia-caps-imex-channels
 
 say "=== seed-style Python peer"
 PYTHONUNBUFFERED=1 timeout 120 python3 bench/seed_peer.py --count "$COUNT" --warmup 50 --json "$OUT/seed.json" 2>&1 | tee -a "$LOG"
+fi
 
 if [ "$FLOORS" = 1 ]; then
 say "=== C driver floor, before the probes"
@@ -259,4 +275,5 @@ if probe and floor and hf and "writeback=true" in probe:
 json.dump(res, open(os.path.join(out, "hotpath.json"), "w"), indent=1)
 PY
 ls -la "$OUT" | tee -a "$LOG"
+if [ "${DRIVER:-real}" = fake ]; then rm -rf "$FAKE_WORK"; exit 0; fi
 say "GPU memory used at the end: $(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1) MiB"
