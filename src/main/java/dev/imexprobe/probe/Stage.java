@@ -31,9 +31,12 @@ public enum Stage {
         return purpose;
     }
 
+    /** Kept, not made per call: every document and metric series carries it (docs/performance.md, 2026-12-05). */
+    private final String label = name().toLowerCase(Locale.ROOT);
+
     @JsonValue
     public String label() {
-        return name().toLowerCase(Locale.ROOT);
+        return label;
     }
 
     public static Stage parse(String label) {

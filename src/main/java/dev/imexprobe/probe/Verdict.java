@@ -9,9 +9,12 @@ public enum Verdict {
     /** Nothing ran: the agent creates no context on a GPU of the pair (compute mode, MIG). Never a failure. */
     NOT_PROBED;
 
+    /** Kept, not made per call: every document and metric series carries it (docs/performance.md, 2026-12-05). */
+    private final String label = name().toLowerCase(Locale.ROOT);
+
     @JsonValue
     public String label() {
-        return name().toLowerCase(Locale.ROOT);
+        return label;
     }
 
     public static Verdict of(boolean pass) {
