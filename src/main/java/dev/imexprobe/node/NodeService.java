@@ -101,8 +101,12 @@ public final class NodeService implements LocalAgent, dev.imexprobe.probe.Contex
     /** Why no context may be created on this GPU (compute mode, MIG), from the current report; null when one may. */
     @Override
     public Finding refusal(int gpu) {
-        GpuDevice d = report().gpus().stream().filter(g -> g.index() == gpu).findFirst().orElse(null);
-        return reporter.policy().refusal(d);
+        for (GpuDevice d : report().gpus()) {  // a loop, not a stream: asked on every import (docs/performance.md)
+            if (d.index() == gpu) {
+                return reporter.policy().refusal(d);
+            }
+        }
+        return reporter.policy().refusal(null);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.imexprobe.peer;
 
+import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.probe.ContextGuard;
@@ -17,6 +18,7 @@ import dev.imexprobe.probe.TransferStage;
 import dev.imexprobe.probe.Verdict;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -161,9 +163,16 @@ public final class Prober {
                 }
             }
         }
-        List<PairResult> probed = results.stream().filter(r -> r.verdict() != Verdict.NOT_PROBED).toList();
-        boolean pass = !probed.isEmpty() && probed.stream().allMatch(PairResult::passed);
-        Verdict verdict = probed.isEmpty() && !results.isEmpty() ? Verdict.NOT_PROBED : Verdict.of(pass);
+        // Loops, not streams, here and below: per probe, and streams cost under the agents' C1 (docs/performance.md).
+        int probed = 0;
+        boolean pass = true;
+        for (PairResult r : results) {
+            if (r.verdict() != Verdict.NOT_PROBED) {
+                probed++;
+                pass &= r.passed();
+            }
+        }
+        Verdict verdict = probed == 0 && !results.isEmpty() ? Verdict.NOT_PROBED : Verdict.of(probed > 0 && pass);
         return new ProbeReport(request.target(), peer.node(), verdict, Exchange.seconds(start), List.copyOf(results));
     }
 
@@ -216,6 +225,11 @@ public final class Prober {
     }
 
     private List<GpuSelector.Gpu> localGpus() {
-        return self.gpus().stream().map(g -> new GpuSelector.Gpu(g.index(), g.uuid(), g.imexDomain(), g.notProbed())).toList();
+        List<GpuDevice> gpus = self.gpus();
+        List<GpuSelector.Gpu> local = new ArrayList<>(gpus.size());
+        for (GpuDevice g : gpus) {
+            local.add(new GpuSelector.Gpu(g.index(), g.uuid(), g.imexDomain(), g.notProbed()));
+        }
+        return Collections.unmodifiableList(local);
     }
 }

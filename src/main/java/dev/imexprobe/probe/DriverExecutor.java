@@ -276,7 +276,13 @@ public final class DriverExecutor implements AutoCloseable {
      * queued when its caller gave up is not counted; it runs, and cleans up after itself, once a thread is free.
      */
     public int stuck() {
-        return (int) abandoned.stream().filter(t -> t.runningSince != null).count();
+        int stuck = 0;
+        for (Task t : abandoned) {  // a loop, not a stream: asked on every request (docs/performance.md)
+            if (t.runningSince != null) {
+                stuck++;
+            }
+        }
+        return stuck;
     }
 
     /** When the oldest call still stuck in the driver was taken up; empty when none is. */
