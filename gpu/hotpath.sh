@@ -28,7 +28,8 @@ if [ "${DRIVER:-real}" = fake ]; then
   J=${J:-${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java}
   JAR=${JAR:-target/imexprobe.jar}
   FLOORS=0
-  FAKE_WORK=$(mktemp -d); mkdir -p "$FAKE_WORK/state" "$FAKE_WORK/channels"; : > "$FAKE_WORK/channels/channel0"
+  FAKE_WORK=$OUT/fake-driver; rm -rf "$FAKE_WORK"  # the fake's allocations and its channel0, kept with the run
+  mkdir -p "$FAKE_WORK/state" "$FAKE_WORK/channels"; : > "$FAKE_WORK/channels/channel0"
   export IMEXPROBE_CUDA_LIBRARY=$PWD/target/native/fake/libcuda.so.1 IMEXPROBE_NVML_LIBRARY=$PWD/target/native/fake/libnvidia-ml.so.1
   export FAKECUDA_GPUS=1 FAKECUDA_STATE_DIR=$FAKE_WORK/state FAKECUDA_CHANNEL_DIR=$FAKE_WORK/channels
   [ -e "$IMEXPROBE_CUDA_LIBRARY" ] || { echo "hotpath: DRIVER=fake needs a build tree (./mvnw -B package)" >&2; exit 2; }
@@ -275,5 +276,5 @@ if probe and floor and hf and "writeback=true" in probe:
 json.dump(res, open(os.path.join(out, "hotpath.json"), "w"), indent=1)
 PY
 ls -la "$OUT" | tee -a "$LOG"
-if [ "${DRIVER:-real}" = fake ]; then rm -rf "$FAKE_WORK"; exit 0; fi
+[ "${DRIVER:-real}" = fake ] && exit 0  # no GPU to ask
 say "GPU memory used at the end: $(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1) MiB"
