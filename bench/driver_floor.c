@@ -85,6 +85,47 @@ static void staging_open(void) {
     if (!env_is("FLOOR_NO_KERNEL") && pattern_kernel_load(&module, &fill_fn) != CUDA_SUCCESS) fill_fn = NULL;
 }
 
+/* FLOOR_GAP_US=N: N microseconds between the driver work at the three points where an agent does other work
+ * (the caller's request before create; the import request before import; the importer's answer before the
+ * write-back check), spent as FLOOR_GAP_MODE says: sleep (the thread blocked, its CPU free to idle), spin (busy,
+ * the caches kept) or evict (busy writing FLOOR_EVICT_MB MiB, default 16, as a JVM's request handling moves the
+ * caches' contents). It asks whether the agents' driver calls are slower than the floor's because of the gaps
+ * between them rather than because of anything they call (docs/performance.md). Default: no gap. */
+static long gap_us;
+static int gap_mode; /* 0 sleep, 1 spin, 2 evict */
+static unsigned char *evict_buf;
+static size_t evict_bytes;
+
+static void gap_open(void) {
+    const char *g = getenv("FLOOR_GAP_US"), *m = getenv("FLOOR_GAP_MODE"), *mb = getenv("FLOOR_EVICT_MB");
+    gap_us = g ? atol(g) : 0;
+    gap_mode = !m || !strcmp(m, "sleep") ? 0 : !strcmp(m, "spin") ? 1 : 2;
+    if (gap_mode == 2) {
+        evict_bytes = (size_t)(mb ? atol(mb) : 16) << 20;
+        evict_buf = malloc(evict_bytes);
+        if (!evict_buf) gap_mode = 1;
+    }
+}
+
+static void gap(void) {
+    if (gap_us <= 0) return;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (gap_mode == 0) {
+        struct timespec d = {gap_us / 1000000, (gap_us % 1000000) * 1000};
+        nanosleep(&d, NULL);
+        return;
+    }
+    static size_t at;
+    long elapsed;
+    do {
+        if (gap_mode == 2)
+            for (int k = 0; k < 64; k++, at = (at + 64) % evict_bytes) evict_buf[at]++;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        elapsed = (t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000;
+    } while (elapsed < gap_us);
+}
+
 static uint64_t *staging_take(size_t size, size_t *chunk) {
     if (pinned) {
         *chunk = PATTERN_CHUNK;
@@ -147,6 +188,7 @@ static void open_driver(int ordinal) {
     CHECK(cu.cuDevicePrimaryCtxRetain(&ctx, dev));
     CHECK(cu.cuCtxSetCurrent(ctx));
     staging_open();
+    gap_open();
 }
 
 static CUmemAllocationProp fabric_prop(int ordinal) {
@@ -221,6 +263,7 @@ static void importer(int in, int out, int ordinal, size_t size) {
     struct offer o;
     double cpu_start = 0, sys_start = 0;
     while (read_all(in, &o, sizeof o) && !o.stop) {
+        gap();
         if (o.first_measured) {
             cpu_start = cpu_ms();
             sys_start = sys_ms();
@@ -335,6 +378,7 @@ int main(int argc, char **argv) {
         o.seed = ++seed;
         o.writeback_seed = ++seed;
         o.first_measured = it == 0;
+        gap();
         double t0 = now_ms();
         CHECK(cu.cuMemCreate(&h, size, &prop, 0));
         CHECK(cu.cuMemAddressReserve(&ptr, size, 0, 0, 0));
@@ -353,6 +397,7 @@ int main(int argc, char **argv) {
             return 1;
         }
         for (int k = 0; k < IMPORTER_STAGES; k++) t[importer_stages[k]] = imp[k];
+        gap();
         double t3 = now_ms();
         CUresult rc;
         long long bad = verify_pattern(ptr, size, o.writeback_seed, &rc);

@@ -82,7 +82,8 @@ if [ -f "$OLD_CLASSES" ]; then
 fi
 # VARIANTS="tag:NAME=VALUE[,NAME=VALUE] ...": more pairs of this build with settings of their own in the
 # environment (e.g. "spin0:IMEXPROBE_DRIVER_SPIN=0"), probed alternately with the others in the same run;
-# JVM=FLAGS (a ~ for each space) gives a variant its own JVM flags instead of JVM_FLAGS (e.g. C2 against C1).
+# JVM=FLAGS (a ~ for each space) gives a variant its own JVM flags instead of JVM_FLAGS (e.g. C2 against C1);
+# TASKSET=CPUS starts its agents under `taskset -c CPUS` (e.g. "pin4:TASKSET=0-3").
 declare -A VARENV
 for v in ${VARIANTS:-}; do PAIRS="$PAIRS ${v%%:*}:$JAR"; VARENV[${v%%:*}]=${v#*:}; done
 # ORDER=reverse starts the pairs last to first: the pair started first was up to 0.1-0.25 ms faster for reasons of
@@ -97,9 +98,10 @@ for pair in $PAIRS; do
     [ "${JFR:-0}" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$OUT/agent-$tag-$n.jfr,settings=profile,jdk.ExecutionSample#period=1ms,dumponexit=true" -XX:FlightRecorderOptions:stackdepth=256)
     [ "${TIMELINE:-0}" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$OUT/agent-$tag-$n.jfr,settings=default,dumponexit=true")
     extra=(); [ -n "${VARENV[$tag]:-}" ] && IFS=, read -ra extra <<< "${VARENV[$tag]}"
-    flags=$JVM_FLAGS; envs=()
-    for e in "${extra[@]}"; do case "$e" in JVM=*) flags=${e#JVM=}; flags=${flags//\~/ } ;; *) envs+=("$e") ;; esac; done
-    env "${envs[@]}" IMEXPROBE_NODE_NAME=hot-$tag-$n SERVER_PORT=$port IMEXPROBE_MESH_INTERVAL=1h setsid "$J" $flags -Djava.io.tmpdir=/tmp "${jfr[@]}" \
+    flags=$JVM_FLAGS; envs=(); pin=()
+    for e in "${extra[@]}"; do case "$e" in JVM=*) flags=${e#JVM=}; flags=${flags//\~/ } ;;
+      TASKSET=*) pin=(taskset -c "${e#TASKSET=}") ;; *) envs+=("$e") ;; esac; done
+    env "${envs[@]}" IMEXPROBE_NODE_NAME=hot-$tag-$n SERVER_PORT=$port IMEXPROBE_MESH_INTERVAL=1h setsid "${pin[@]}" "$J" $flags -Djava.io.tmpdir=/tmp "${jfr[@]}" \
       -jar "$jar" serve > "$OUT/agent-$tag-$n.log" 2>&1 &
     PIDS="$PIDS $!"; PORTS="$PORTS $port"; port=$((port + 1))
   done
