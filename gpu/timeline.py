@@ -60,11 +60,13 @@ SEGMENTS = [
     ("-> importer's answer written", "the reply's JSON, into Tomcat's buffer"),
     ("-> exporter has the answer", "Tomcat's flush, network, the exporter's thread woken, read"),
     ("-> answer parsed", "JSON of the reply"),
-    ("-> check/release handed to the pool", "stitching"),
-    ("check+release: pool hand-off in", ""), ("check+release: driver work", ""), ("check+release: hand-off back", ""),
+    ("-> check+release done, as far as it was not yet", "stitching, and what of the check and release is left"),
     ("-> exporter's report written", "diagnosis, the report's JSON"),
     ("-> caller has the report", "Tomcat's flush, network, the caller woken, read"),
 ]
+
+SIDE = ["check+release handed to the pool, from the importer's hop's end (negative: before it)",
+        "its pool hand-off in", "its driver work"]
 
 rows = {}
 for c in calls:
@@ -84,19 +86,23 @@ for c in calls:
     b = b[0]
     bh = within(hb, hb_k, b["enteredNanos"], b["answeredNanos"])
     before = [h for h in hops if h["resumedNanos"] <= p["beganNanos"]]
-    after = [h for h in hops if h["submittedNanos"] >= p["parsedNanos"]]
+    # The check and release: handed to the pool once the answer is parsed (builds before 2026-12-05 b), or when the
+    # answer begins, the importer having sent its head before its release (overlapping the importer's hop).
+    after = [h for h in hops if h["submittedNanos"] >= p["sendingNanos"]]
     if len(before) != 1 or len(bh) != 1 or len(after) != 1:
         continue
     h1, h2, hi = before[0], after[0], bh[0]
     points = [s, a["parsedNanos"], a["enteredNanos"], h1["submittedNanos"], h1["startedNanos"], h1["finishedNanos"],
               h1["resumedNanos"], p["beganNanos"], p["sendingNanos"], b["parsedNanos"], b["enteredNanos"],
               hi["submittedNanos"], hi["startedNanos"], hi["finishedNanos"], hi["resumedNanos"], b["answeredNanos"],
-              p["answeredNanos"], p["parsedNanos"], h2["submittedNanos"], h2["startedNanos"], h2["finishedNanos"],
-              h2["resumedNanos"], a["answeredNanos"], e]
+              p["answeredNanos"], p["parsedNanos"], max(p["parsedNanos"], h2["resumedNanos"]), a["answeredNanos"], e]
     if any(y < x for x, y in zip(points, points[1:])):
         continue  # a point out of order: an event of another probe was matched; leave it out
     key = (c["writeback"], c["caller"])
-    rows.setdefault(key, []).append([(y - x) / 1e6 for x, y in zip(points, points[1:])] + [(e - s) / 1e6])
+    # Beside the path: the check and release's own hop, and how far it began before the importer's hop ended.
+    side = [(h2["submittedNanos"] - hi["finishedNanos"]) / 1e6, (h2["startedNanos"] - h2["submittedNanos"]) / 1e6,
+            (h2["finishedNanos"] - h2["startedNanos"]) / 1e6]
+    rows.setdefault(key, []).append([(y - x) / 1e6 for x, y in zip(points, points[1:])] + side + [(e - s) / 1e6])
 
 p50 = lambda xs: sorted(xs)[len(xs) // 2]
 result = {}
@@ -108,6 +114,9 @@ for (wb, caller), r in sorted(rows.items()):
           f"sum of the segments' p50s {sum(cols):.3f} ms")
     for (name, what), v in zip(SEGMENTS, cols):
         print(f"  {v:7.3f}  {name}{'  (' + what + ')' if what else ''}")
+    side = {name: p50([x[len(SEGMENTS) + i] for x in r]) for i, name in enumerate(SIDE)}
+    print("  beside the path: " + "; ".join(f"{name} {v:.3f}" for name, v in side.items()))
     result[f"writeback={wb}:{caller}"] = {"probes": n, "callerP50Ms": round(total, 4),
-                                           "segmentsP50Ms": {name: round(v, 4) for (name, _), v in zip(SEGMENTS, cols)}}
+                                           "segmentsP50Ms": {name: round(v, 4) for (name, _), v in zip(SEGMENTS, cols)},
+                                           "checkAndReleaseP50Ms": {k: round(v, 4) for k, v in side.items()}}
 json.dump(result, open(os.path.join(out, "timeline.json"), "w"), indent=1)

@@ -16,6 +16,7 @@ import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.ProbeDiagnosis;
 import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.Stage;
+import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageResult;
 import dev.imexprobe.probe.StageStatus;
 import dev.imexprobe.probe.StageStitch;
@@ -28,12 +29,11 @@ final class PushExchange extends Exchange {
 
     private final ExportRegistry registry;
     /**
-     * From the importer's answer arriving to the check and release handed to the driver pool (reading, parsing and
-     * stitching the answer), the last few pushes, by size: when the worker woken at the answer should be ready.
-     * Woken at the answer's expected time instead, it missed the ±100 µs spin window as often as not: the importer's
-     * time varies more than that (the hand-off took 0.04 ms on the H200 where the others take 0.01).
+     * From the import request begun to its answer's first byte, the last few pushes, by size: a driver worker is
+     * woken to spin around then, so that the check and release started at that byte cost no wake-up (0.03–0.04
+     * ms on the H200, 0.07–0.1 ms on a small VM).
      */
-    private final Expected checks = new Expected();
+    private final Expected answers = new Expected();
 
     PushExchange(LocalAgent self, ExportRegistry registry, PeerClient client) {
         super(self, client);
@@ -66,10 +66,19 @@ final class PushExchange extends Exchange {
         FabricHandle handle = created.export().session().fabricHandle();
         ImportRequest body = new ImportRequest(handle.base64(), "FABRIC", size, theirs.uuid(), seed, writebackSeed,
                 self.node(), mine.uuid());
-        long[] answered = {0};
-        Runnable answering = () -> { // the check and release follow the answer: a worker awake for them
-            answered[0] = System.nanoTime();
-            registry.expectWork(Math.max(0, checks.estimate(size)));
+        // The importer's answer begins once it is done with the memory (its head is sent before its release):
+        // the write-back check and our release start then, on the driver pool, while the answer is read.
+        StageEngine.Pending[] ours = {null};
+        long began = System.nanoTime();
+        long due = answers.estimate(size);
+        if (due >= 0) {
+            registry.expectWork(due);
+        }
+        Runnable answering = () -> {
+            if (ours[0] == null) {
+                answers.record(size, System.nanoTime() - began);
+                ours[0] = registry.startCheckAndRelease(id, writebackSeed);
+            }
         };
         PeerCall<ImportReply> reply = ScopedValue.where(PeerHttp.ANSWERING, answering)
                 .call(() -> PeerAnswers.checked(client.postImport(peer.target(), body), PeerAnswers::importerProblem));
@@ -82,13 +91,13 @@ final class PushExchange extends Exchange {
             stitch.add(PeerAnswers.transferFailure(reply));
             transferFinding = PeerAnswers.peerFinding(peer.target(), reply);
             stitch.gap("not run: the handle did not reach the importer");
-            stitch.add(registry.release(id));
+            stitch.add(released(ours[0], id));
             return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch, null, transferFinding, start,
                     debug);
         }
         List<StageResult> remote = reply.value().stages();
         if (reply.value().verdict() == Verdict.NOT_PROBED) {
-            registry.release(id); // the importer takes no context on that GPU: nothing was tried there
+            released(ours[0], id); // the importer takes no context on that GPU: nothing was tried there
             return notProbed(Direction.PUSH, self.node(), mine, peer.node(), theirs, remote, reply.value().finding(),
                     start);
         }
@@ -97,17 +106,26 @@ final class PushExchange extends Exchange {
         // Only the importer's own stages count from its answer; create, export and transfer are ours.
         stitch.addAllExcept(remote, Stage.CREATE, Stage.EXPORT, Stage.TRANSFER, Stage.WRITEBACK, Stage.RELEASE);
         StageResult remoteWrite = find(remote, Stage.WRITEBACK);
-        // The check of the write-back and our release in one hop onto the driver pool.
-        if (answered[0] != 0) {
-            checks.record(size, System.nanoTime() - answered[0]);
-        }
-        List<StageResult> ours = registry.checkAndRelease(id, remoteWrite != null && remoteWrite.ok() ? writebackSeed : null);
-        StageResult check = ours != null && ours.size() == 2 ? ours.getFirst() : null;
-        StageResult release = ours == null ? null : ours.getLast();
+        boolean written = remoteWrite != null && remoteWrite.ok();
+        // The check of the write-back and our release, one list on the driver pool: started when the answer began,
+        // else now. A check the importer's answer gives no ground for (it wrote nothing) is not reported.
+        List<StageResult> checked = ours[0] != null ? ours[0].await()
+                : registry.checkAndRelease(id, written ? writebackSeed : null);
+        StageResult check = written && checked != null && checked.size() == 2 ? checked.getFirst() : null;
+        StageResult release = checked == null ? null : checked.getLast();
         stitch.add(StageStitch.mergeWriteback(remoteWrite, check));
         stitch.add(StageStitch.mergeRelease(find(remote, Stage.RELEASE), release));
         // The importer knows whether it sees our GPU; its finding's evidence says so.
         return finish(Direction.PUSH, self.node(), mine, peer.node(), theirs, stitch,
                 ProbeDiagnosis.exporterGpuSeen(reply.value().finding()), null, start, debug);
+    }
+
+    /** Our release's result: of the list started at the answer, else of a release now. */
+    private StageResult released(StageEngine.Pending started, String id) {
+        if (started == null) {
+            return registry.release(id);
+        }
+        List<StageResult> r = started.await();
+        return r == null || r.isEmpty() ? null : r.getLast();
     }
 }

@@ -155,15 +155,25 @@ public final class ExportRegistry implements AutoCloseable {
      * whatever the check found; the check is skipped when {@code seed} is null. Null when there is no such export.
      */
     public List<StageResult> checkAndRelease(String id, Long seed) {
+        StageEngine.Pending p = startCheckAndRelease(id, seed);
+        return p == null ? null : p.await();
+    }
+
+    /**
+     * {@link #checkAndRelease} handed to the driver pool without waiting: the exporter starts it when the
+     * importer's answer begins (the importer sends its head once it is done with the memory) and reads the
+     * answer meanwhile. Null when there is no such export.
+     */
+    public StageEngine.Pending startCheckAndRelease(String id, Long seed) {
         Export e = id == null ? null : exports.remove(id);
         if (e == null) {
             return null;
         }
         unreserve(e.sizeBytes(), e.holder());
         if (seed == null || expired(e)) { // verify answers nothing for an expired export; release still runs
-            return engine.run(e.session(), List.of(RELEASE));
+            return engine.start(e.session(), List.of(RELEASE));
         }
-        return engine.run(e.session(), List.of(new OnView(e.session().withWritebackSeed(seed), WRITEBACK_CHECK),
+        return engine.start(e.session(), List.of(new OnView(e.session().withWritebackSeed(seed), WRITEBACK_CHECK),
                 RELEASE));
     }
 

@@ -38,11 +38,22 @@ public final class Importer {
     }
 
     public List<StageResult> importFabric(FabricHandle handle, long sizeBytes, int gpu, Long seed, Long writebackSeed) {
+        return importFabric(handle, sizeBytes, gpu, seed, writebackSeed, null);
+    }
+
+    /**
+     * As above; {@code contentsDone}, when not null, runs once this importer is done with the memory's contents
+     * (its write-back written, or skipped) and before it releases: from then on the exporter may check and
+     * release its side while this one releases and answers. On the driver thread, with the caller waiting.
+     */
+    public List<StageResult> importFabric(FabricHandle handle, long sizeBytes, int gpu, Long seed, Long writebackSeed,
+                                          Runnable contentsDone) {
         dev.imexprobe.finding.Finding refused = guard.refusal(gpu);
         if (refused != null) {
             return ContextGuard.skipped(REPORTED, refused);
         }
-        return engine.run(ProbeSession.forImport(driver, handle, sizeBytes, gpu, seed, writebackSeed), STAGES);
+        return engine.run(ProbeSession.forImport(driver, handle, sizeBytes, gpu, seed, writebackSeed), STAGES,
+                Stage.WRITEBACK, contentsDone);
     }
 
     /** A descriptor received from a process on this host; the session closes it. */

@@ -38,17 +38,66 @@ public final class StageEngine {
     }
 
     public List<StageResult> run(ProbeSession session, List<? extends ProbeStage> stages) {
+        return start(session, stages, null, null).await();
+    }
+
+    /**
+     * As {@link #run}, and {@code then} runs right after stage {@code after} has its result and before the next
+     * stage begins, on the thread that runs the list, while the caller still waits: for a caller whose peer may
+     * go on from that point (the importer's answer committed once it is done with the memory's contents). Not
+     * run when the stage is never reached or the caller gave up waiting before it; what it throws is ignored.
+     */
+    public List<StageResult> run(ProbeSession session, List<? extends ProbeStage> stages, Stage after, Runnable then) {
+        return start(session, stages, after, then).await();
+    }
+
+    /** A list handed to the driver pool whose results the caller takes later. */
+    public interface Pending {
+        /** The results, as {@link #run} gives them: waits for the end, or the running stage's deadline. */
+        List<StageResult> await();
+    }
+
+    /**
+     * Hands the list to the driver pool and returns at once, so that the caller can go on with other work (the
+     * exporter reading the importer's answer while its check runs). Without a free driver thread the list runs
+     * here, as {@link #run} would, before this returns.
+     */
+    public Pending start(ProbeSession session, List<? extends ProbeStage> stages) {
+        return start(session, stages, null, null);
+    }
+
+    private Pending start(ProbeSession session, List<? extends ProbeStage> stages, Stage after, Runnable then) {
         if (session.stuck == null && anyCallsDriver(stages)) {
-            OneThread list = new OneThread(session, stages);
+            OneThread list = new OneThread(session, stages, after, then);
             if (executor.start(list::work)) {
-                return list.await();
+                return list::await;
             }
         }
+        List<StageResult> results = runNow(session, stages, after, then);
+        return () -> results;
+    }
+
+    private List<StageResult> runNow(ProbeSession session, List<? extends ProbeStage> stages, Stage after,
+                                     Runnable then) {
         // No driver call in the list, a session whose earlier call is still inside the driver (every stage is
         // skipped), or a pool that refused the whole list: each driver stage is its own task on the pool.
         List<StageResult> results = new ArrayList<>(stages.size());
-        runLoop(stages, 0, new Course(session.stuck), stage -> runOne(session, stage), results::add);
+        runLoop(stages, 0, new Course(session.stuck), stage -> runOne(session, stage), r -> {
+            results.add(r);
+            milestone(r, after, then);
+            return true;
+        });
         return results;
+    }
+
+    private static void milestone(StageResult r, Stage after, Runnable then) {
+        if (then != null && r.name() == after) {
+            try {
+                then.run();
+            } catch (RuntimeException e) {
+                // The caller's business (its answer's connection closed early): the list goes on regardless.
+            }
+        }
     }
 
     private static boolean anyCallsDriver(List<? extends ProbeStage> stages) {
@@ -174,6 +223,8 @@ public final class StageEngine {
 
         private final ProbeSession session;
         private final List<? extends ProbeStage> stages;
+        private final Stage after;
+        private final Runnable then;
         private final StageResult[] results;
         private final ReentrantLock lock = new ReentrantLock();
         private final Condition finished = lock.newCondition();
@@ -190,9 +241,11 @@ public final class StageEngine {
         /** The executor's record of the call the caller gave up on, set with {@code abandoned}. */
         private Object stuckCall;
 
-        OneThread(ProbeSession session, List<? extends ProbeStage> stages) {
+        OneThread(ProbeSession session, List<? extends ProbeStage> stages, Stage after, Runnable then) {
             this.session = session;
             this.stages = stages;
+            this.after = after;
+            this.then = then;
             this.results = new StageResult[stages.size()];
             this.currentSince = System.nanoTime();
             this.submitted = currentSince;
@@ -226,6 +279,8 @@ public final class StageEngine {
                     return false;
                 }
                 results[current] = r;
+                // Under the lock: a caller giving up meanwhile waits for it, so the two never overlap.
+                milestone(r, after, then);
                 current++;
                 currentSince = System.nanoTime();
                 if (current == stages.size()) {

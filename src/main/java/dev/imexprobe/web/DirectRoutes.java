@@ -19,6 +19,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
@@ -124,13 +125,31 @@ public class DirectRoutes extends OncePerRequestFilter {
         observed(request, IMPORTS);
         Object reply;
         try {
-            reply = imports.importHandle(Wire.read(body, ImportRequest.class, validator)); // what @Valid checks
+            ImportRequest read = Wire.read(body, ImportRequest.class, validator); // what @Valid checks
+            // A peer agent's exchange (it sent the pattern's seed): the answer's head goes out as soon as this
+            // importer is done with the memory's contents, and the exporter checks and releases its side while
+            // this one releases and writes the body (docs/architecture.md, "The exchange").
+            reply = imports.importHandle(read, read.seed() == null ? null : () -> commitHead(response));
         } catch (RuntimeException e) {
+            if (response.isCommitted()) {
+                throw e; // the head is out: Tomcat ends the connection, and the exporter sees the answer cut short
+            }
             problem(request, response, problems.answer(e, request));
             return true;
         }
         write(response, 200, MediaType.APPLICATION_JSON_VALUE, reply);
         return true;
+    }
+
+    /** The import's answer is 200 whatever its stages found: its status line and headers, sent now. */
+    private static void commitHead(HttpServletResponse response) {
+        response.setStatus(200);
+        response.setContentType(MediaType.APPLICATION_JSON_VALUE);
+        try {
+            response.flushBuffer();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // the exporter is gone; writing the body fails the same way
+        }
     }
 
     /** JSON is what the caller takes: no Accept, any type, or application/json (what the agents send). */
@@ -180,12 +199,14 @@ public class DirectRoutes extends OncePerRequestFilter {
         response.getOutputStream().write(bytes);
     }
 
-    /** One write with its length: no chunking, no second flush. */
+    /** One write with its length: no chunking, no second flush (chunked when the head went out before). */
     private void write(HttpServletResponse response, int status, String contentType, Object body) throws IOException {
         byte[] bytes = json.writeValueAsBytes(body);
-        response.setStatus(status);
-        response.setContentType(contentType);
-        response.setContentLength(bytes.length);
+        if (!response.isCommitted()) {
+            response.setStatus(status);
+            response.setContentType(contentType);
+            response.setContentLength(bytes.length);
+        }
         response.getOutputStream().write(bytes);
     }
 }

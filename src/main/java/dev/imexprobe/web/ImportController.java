@@ -41,12 +41,18 @@ public class ImportController {
     /** The import; {@code request} is valid (MVC's {@code @Valid}, or {@code Wire.read} on another path). */
     @PostMapping(path = "/v1/imports", produces = MediaType.APPLICATION_JSON_VALUE)
     public ImportReply importHandle(@Valid @RequestBody ImportRequest request) {
+        return importHandle(request, null);
+    }
+
+    /** As above; {@code contentsDone} as {@link Importer#importFabric(dev.imexprobe.cuda.FabricHandle, long, int,
+     * Long, Long, Runnable)} says (the direct route commits the answer's head then). */
+    public ImportReply importHandle(ImportRequest request, Runnable contentsDone) {
         long start = System.nanoTime();
         GpuDevice gpu = Requests.gpu(node, request.gpu());
         long size = Requests.size(request.sizeBytes(), gpu, limits.maxBytes());
         String exporterNode = request.exporterNode();
         List<StageResult> stages = importer.importFabric(request.fabricHandle(), size, gpu.index(), request.seed(),
-                request.writebackSeed());
+                request.writebackSeed(), contentsDone);
         dev.imexprobe.finding.Finding refused = importer.refusal(gpu.index());
         if (refused != null) {
             // compute mode or MIG: no context is created on this GPU (no stage ran); the answer is the finding

@@ -448,4 +448,34 @@ class AgentsProbeEachOtherIT {
         assertThat(text(r.get("finding"), "code")).isEqualTo("RELEASE_FAILED");
         assertThat(text(r.get("finding"), "severity")).isEqualTo("warning");
     }
+
+    /**
+     * The importer sends its answer's head once it is done with the memory (write-back written, before its
+     * release), and the exporter checks the write-back and releases while the importer releases and writes the
+     * body. With each half made slow (the importer's cuMemRelease, the exporter's read-back, each by the same
+     * random 300-500 ms), the push takes about one of them, not both.
+     */
+    @Test
+    @Order(4)
+    void theExportersCheckRunsWhileTheImporterReleasesAndAnswers() {
+        int ms = 300 + new java.util.Random().nextInt(201);
+        b.faults("cuMemRelease=delay:" + ms);
+        a.faults("cuMemcpyDtoH=delay:" + ms);
+        JsonNode r = probe("&direction=push").get("results").get(0);
+
+        assertThat(r.get("verdict").asString()).isEqualTo("pass");
+        JsonNode wb = stage(r, "writeback");
+        assertThat(text(wb, "status")).isEqualTo("ok");
+        assertThat(text(wb, "detail")).isEqualTo("importer wrote; exporter: the exporter sees the importer's "
+                + "write-back pattern");
+        JsonNode release = stage(r, "release");
+        assertThat(text(release, "status")).isEqualTo("ok");
+        // Each stage took its delay: the check inside the write-back, the importer's release inside the release.
+        double delay = ms / 1000.0;
+        assertThat(wb.get("durationSeconds").asDouble()).as("write-back").isGreaterThanOrEqualTo(delay);
+        assertThat(release.get("durationSeconds").asDouble()).as("release").isGreaterThanOrEqualTo(delay);
+        // One after the other they would take 2 × delay; side by side, one delay and the rest of the exchange.
+        assertThat(r.get("durationSeconds").asDouble()).as("the push, delay %d ms", ms)
+                .isGreaterThanOrEqualTo(delay).isLessThan(1.6 * delay);
+    }
 }

@@ -323,4 +323,117 @@ class StageEngineTest {
         List<StageResult> r = engine.run(session(), List.of(plain));
         assertThat(r).singleElement().satisfies(s -> assertThat(s.detail()).isEqualTo("in-process"));
     }
+
+    // ---- a milestone within a list, and a list started without waiting -----------------------------------------
+
+    /** A stage that notes its name in {@code log} when it runs. */
+    private static ProbeStage logged(Stage name, List<String> log) {
+        return stage(name, () -> log.add(name.label()), StageOutcome.ok(CuResult.SUCCESS, name.label() + " done"));
+    }
+
+    @Test
+    void theMilestoneRunsOnceRightAfterItsStageOnTheListsThreadWhileTheCallerWaits() {
+        List<Stage> names = List.of(Stage.IMPORT, Stage.RESERVE, Stage.MAP, Stage.ACCESS, Stage.VERIFY,
+                Stage.WRITEBACK);
+        Stage after = names.get(new java.util.Random().nextInt(names.size()));
+        List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<ProbeStage> stages = new java.util.ArrayList<>();
+        for (Stage n : names) {
+            stages.add(logged(n, log));
+        }
+        stages.add(new ReleaseStage());
+        Thread caller = Thread.currentThread();
+        Thread[] ranOn = {null};
+        List<StageResult> r = engine.run(session(), stages, after, () -> {
+            log.add("milestone");
+            ranOn[0] = Thread.currentThread();
+        });
+        List<String> expected = new java.util.ArrayList<>();
+        for (Stage n : names) {
+            expected.add(n.label());
+            if (n == after) {
+                expected.add("milestone");
+            }
+        }
+        assertThat(log).as("after %s", after).containsExactlyElementsOf(expected);
+        assertThat(ranOn[0]).isNotNull().isNotSameAs(caller);
+        assertThat(r).hasSize(names.size() + 1);
+        assertThat(r.subList(0, names.size())).allSatisfy(s -> assertThat(s.status()).isEqualTo(StageStatus.OK));
+    }
+
+    @Test
+    void aMilestoneAfterASkippedStageRunsAndOneThatThrowsStopsNothing() {
+        ProbeStage failing = stage(Stage.IMPORT, () -> { }, StageOutcome.failed(CuResult.of(1), "import failed"));
+        List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ProbeStage release = new ProbeStage() { // runs after a failure, as the release does
+            @Override
+            public Stage stage() {
+                return Stage.RELEASE;
+            }
+
+            @Override
+            public StageOutcome run(ProbeSession s) {
+                log.add("release");
+                return StageOutcome.ok(CuResult.SUCCESS, "released");
+            }
+
+            @Override
+            public boolean alwaysRuns() {
+                return true;
+            }
+        };
+        List<StageResult> r = engine.run(session(), List.of(failing, logged(Stage.WRITEBACK, log), release),
+                Stage.WRITEBACK, () -> {
+            log.add("milestone");
+            throw new IllegalStateException("the answer's connection is gone");
+        });
+        // The write-back was skipped (it has its result), so the milestone ran; its exception ended nothing.
+        assertThat(log).containsExactly("milestone", "release");
+        assertThat(r).extracting(StageResult::status).containsExactly(StageStatus.FAILED, StageStatus.SKIPPED,
+                StageStatus.OK);
+    }
+
+    @Test
+    void aMilestoneBehindAStuckCallNeverRunsEvenOnceTheCallReturns() throws Exception {
+        List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ProbeStage stuck = stage(Stage.VERIFY, () -> {
+            try {
+                unblock.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, StageOutcome.ok(CuResult.SUCCESS, "late"));
+        List<StageResult> r = engine.run(session(), List.of(stuck, logged(Stage.WRITEBACK, log),
+                logged(Stage.RELEASE, log)),
+                Stage.WRITEBACK, () -> log.add("milestone"));
+        assertThat(r.getFirst().status()).isEqualTo(StageStatus.TIMEOUT);
+        unblock.countDown();
+        // The worker, once back, releases the session itself and stops: no later stage, no milestone runs.
+        await().atMost(Duration.ofSeconds(5)).until(() -> executor.stuck() == 0 && executor.active() == 0);
+        assertThat(log).isEmpty();
+    }
+
+    @Test
+    void aStartedListRunsWhileTheCallerGoesOnAndAwaitGivesItsResults() throws Exception {
+        CountDownLatch go = new CountDownLatch(1);
+        long millis = 20 + new java.util.Random().nextInt(30);
+        ProbeStage waits = stage(Stage.WRITEBACK, () -> {
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            sleep(millis);
+        }, StageOutcome.ok(CuResult.SUCCESS, "checked"));
+        long t0 = System.nanoTime();
+        StageEngine.Pending pending = engine.start(session(), List.of(waits, new ReleaseStage()));
+        // start returned while the stage still waits for the caller: the caller's own work runs meanwhile.
+        assertThat(go.getCount()).isEqualTo(1);
+        go.countDown();
+        List<StageResult> r = pending.await();
+        assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(millis));
+        assertThat(r).extracting(StageResult::name).containsExactly(Stage.WRITEBACK, Stage.RELEASE);
+        assertThat(r.getFirst().detail()).isEqualTo("checked");
+        assertThat(r.getFirst().durationSeconds()).isGreaterThanOrEqualTo(millis / 1000.0);
+    }
 }
