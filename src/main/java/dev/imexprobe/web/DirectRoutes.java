@@ -128,7 +128,7 @@ public class DirectRoutes extends OncePerRequestFilter {
             ImportRequest read = Wire.read(body, ImportRequest.class, validator); // what @Valid checks
             // A peer agent's exchange (it sent the pattern's seed): the answer's head goes out as soon as this
             // importer is done with the memory's contents, and the exporter checks and releases its side while
-            // this one releases and writes the body (docs/architecture.md, "The exchange").
+            // this one releases and writes the body (docs/architecture.md, "The exchange" under "One exchange").
             reply = imports.importHandle(read, read.seed() == null ? null : () -> commitHead(response));
         } catch (RuntimeException e) {
             if (response.isCommitted()) {
