@@ -11,9 +11,9 @@
  *   importer  import, reserve, map, access, verify (DtoH + compare), writeback_write (pattern HtoD),
  *             release_importer (cuMemUnmap + cuMemAddressFree + cuMemRelease)
  *   exporter  writeback_check (DtoH + compare), release_exporter
- * The pattern is written by the fill kernel and read back through one reused page-locked staging buffer in 2 MiB
- * chunks, as native/src/jni_bridge.c memFillPattern / memVerifyPattern do (FLOOR_NO_KERNEL=1: written through the
- * staging buffer too; FLOOR_PAGEABLE=1: malloc'd per call and no kernel, the way before both). Each process makes
+ * The pattern is written by the fill kernel and checked by the compare kernel, as native/src/jni_bridge.c
+ * memFillPattern / memVerifyPattern do (FLOOR_NO_KERNEL, FLOOR_VERIFY below: through one reused page-locked
+ * staging buffer in 2 MiB chunks; FLOOR_PAGEABLE=1: malloc'd per call and no kernel, the way before both). Each process makes
  * its primary context current
  * once; the shim does that on every call, which is part of what the bench calls JNI overhead.
  *
@@ -68,21 +68,28 @@ static void die(const char *what, CUresult rc) {
  * process's context once it is current; malloc'd memory per call when the driver has no cuMemHostAlloc or
  * refuses it. FLOOR_PAGEABLE=1 measures the older way (malloc'd per call) for comparison. */
 static uint64_t *pinned;
-/* And as the shim fills: by the pattern kernel (pattern_kernel.h) when the driver loads it; FLOOR_NO_KERNEL=1 fills
- * through the staging buffer instead. */
-static CUfunction fill_fn;
+/* And as the shim fills and checks: by the pattern kernels (pattern_kernel.h) when the driver loads them.
+ * FLOOR_NO_KERNEL=1 fills and checks through the staging buffer in both processes, FLOOR_NO_KERNEL=importer or
+ * =exporter in that one only (which process's kernels cost what, on a GPU the two share); FLOOR_VERIFY=copy keeps
+ * the kernel fill but reads the pattern back into the staging buffer and compares on the CPU (the shim before
+ * the compare kernel). */
+static CUfunction fill_fn, compare_fn;
 
 static int env_is(const char *name) {
     const char *v = getenv(name);
     return v && strcmp(v, "1") == 0;
 }
 
-static void staging_open(void) {
+static void staging_open(const char *role) {
     if (env_is("FLOOR_PAGEABLE")) return;
     void *p = NULL;
     if (cu.cuMemHostAlloc && cu.cuMemHostAlloc(&p, PATTERN_CHUNK, 0) == CUDA_SUCCESS) pinned = p;
+    const char *no_kernel = getenv("FLOOR_NO_KERNEL");
+    if (no_kernel && (!strcmp(no_kernel, "1") || !strcmp(no_kernel, role))) return;
     CUmodule module;
-    if (!env_is("FLOOR_NO_KERNEL") && pattern_kernel_load(&module, &fill_fn) != CUDA_SUCCESS) fill_fn = NULL;
+    if (pattern_kernel_load(&module, &fill_fn, &compare_fn) != CUDA_SUCCESS) fill_fn = compare_fn = NULL;
+    const char *verify = getenv("FLOOR_VERIFY");
+    if (verify && !strcmp(verify, "copy")) compare_fn = NULL;
 }
 
 /* FLOOR_GAP_US=N: N microseconds between the driver work at the three points where an agent does other work
@@ -157,6 +164,11 @@ static CUresult fill_pattern(CUdeviceptr ptr, size_t size, uint64_t seed) {
 
 /* Returns the offset of the first differing word, -1 when all match; *rc gets the copy's result. */
 static long long verify_pattern(CUdeviceptr ptr, size_t size, uint64_t seed, CUresult *rc) {
+    if (compare_fn && pinned) {
+        long long bad;
+        *rc = pattern_kernel_compare(compare_fn, ptr, size, seed, pinned, &bad);
+        return bad < 0 ? -1 : bad * 8;
+    }
     size_t chunk;
     uint64_t *buf = staging_take(size, &chunk);
     *rc = buf ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
@@ -174,7 +186,7 @@ static long long verify_pattern(CUdeviceptr ptr, size_t size, uint64_t seed, CUr
 
 /* ---- driver set-up --------------------------------------------------------------------------------- */
 
-static void open_driver(int ordinal) {
+static void open_driver(int ordinal, const char *role) {
     const struct load_report *r = imexprobe_load(NULL, NULL);
     if (!r->cuda_loaded) {
         fprintf(stderr, "driver_floor: no usable CUDA driver library (%s): %s\n",
@@ -187,7 +199,7 @@ static void open_driver(int ordinal) {
     CHECK(cu.cuDeviceGet(&dev, ordinal));
     CHECK(cu.cuDevicePrimaryCtxRetain(&ctx, dev));
     CHECK(cu.cuCtxSetCurrent(ctx));
-    staging_open();
+    staging_open(role);
     gap_open();
 }
 
@@ -258,7 +270,7 @@ static double sys_ms(void) {
 /* ---- the importer process ----------------------------------------------------------------------------- */
 
 static void importer(int in, int out, int ordinal, size_t size) {
-    open_driver(ordinal);
+    open_driver(ordinal, "importer");
     CUmemAccessDesc access = rw_access(ordinal);
     struct offer o;
     double cpu_start = 0, sys_start = 0;
@@ -357,7 +369,7 @@ int main(int argc, char **argv) {
     }
     close(to_imp[0]);
     close(from_imp[1]);
-    open_driver(ordinal);
+    open_driver(ordinal, "exporter");
     CUmemAllocationProp prop = fabric_prop(ordinal);
     CUmemAccessDesc access = rw_access(ordinal);
     double *samples[S_COUNT];

@@ -24,11 +24,11 @@ int main(void) {
     for (int round = 0; round < 6; round++) {
         CUcontext ctx;
         CUmodule mod;
-        CUfunction fn;
+        CUfunction fn, compare;
         double t0 = ms();
         if (cu.cuDevicePrimaryCtxRetain(&ctx, dev) || cu.cuCtxSetCurrent(ctx)) return printf("retain failed\n"), 1;
         double t1 = ms();
-        CUresult rc = pattern_kernel_load(&mod, &fn);
+        CUresult rc = pattern_kernel_load(&mod, &fn, &compare);
         double t2 = ms();
         CUmemAllocationProp prop;
         memset(&prop, 0, sizeof prop);

@@ -146,33 +146,41 @@ static int context_creations; /* a retain that found no reference: the real driv
 struct host_alloc {
     struct host_alloc *next;
     void *p;
+    size_t bytes;
     int ordinal;
 };
 static struct host_alloc *host_allocs;
 
-/* Modules (cuModuleLoadData): the fake runs no GPU code, but it knows one kernel by name, the shim's pattern fill
- * (native/src/pattern_kernel.cu), and does on the host what that kernel does on a GPU: writes pattern.h's words
- * into the device range, with the access rules of a copy. A module belongs to the context that loaded it and goes
+/* Modules (cuModuleLoadData): the fake runs no GPU code, but it knows the shim's two kernels by name
+ * (native/src/pattern_kernel.cu) and does on the host what they do on a GPU: the fill writes pattern.h's words into
+ * the device range, the compare reads the range and writes each block's first differing word index (all ones for
+ * none) into page-locked host memory, both with the access rules of a copy. A module belongs to the context that loaded it and goes
  * with it. A module image must be PTX text with at least one `.entry`; anything else is CUDA_ERROR_INVALID_IMAGE
  * (model, not measured). Under `lock`. */
 struct CUmod_st {
     struct CUmod_st *next;
     int ordinal;
     int has_fill;
+    int has_compare;
 };
 struct CUfunc_st {
     struct CUmod_st *module;
 };
 static struct CUmod_st *modules;
-static struct CUfunc_st fill_functions[FAKE_MAX_GPUS * 8]; /* one per loaded module at most; reused by slot */
+/* One slot per loaded module at most, reused; which array a CUfunction lies in says which kernel it is, so that a
+ * launch's fault (below) is found without the lock. */
+static struct CUfunc_st fill_functions[FAKE_MAX_GPUS * 8], compare_functions[FAKE_MAX_GPUS * 8];
+#define FUNCTION_SLOTS (sizeof fill_functions / sizeof fill_functions[0])
 
 static void free_modules(int ordinal) {
     for (struct CUmod_st **m = &modules; *m;) {
         if ((*m)->ordinal == ordinal) {
             struct CUmod_st *dead = *m;
             *m = dead->next;
-            for (size_t i = 0; i < sizeof fill_functions / sizeof fill_functions[0]; i++)
+            for (size_t i = 0; i < FUNCTION_SLOTS; i++) {
                 if (fill_functions[i].module == dead) fill_functions[i].module = NULL;
+                if (compare_functions[i].module == dead) compare_functions[i].module = NULL;
+            }
             free(dead);
         } else {
             m = &(*m)->next;
@@ -1172,6 +1180,7 @@ ENTRY(cuMemHostAlloc, (void **pp, size_t bytesize, unsigned int flags), (pp, byt
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     h->p = p;
+    h->bytes = bytesize;
     h->ordinal = ordinal;
     h->next = host_allocs;
     host_allocs = h;
@@ -1208,6 +1217,7 @@ ENTRY(cuModuleLoadData, (CUmodule *module, const void *image), (module, image)) 
     if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
     m->ordinal = ordinal;
     m->has_fill = strstr(text, ".entry imexprobe_pattern_fill(") != NULL;
+    m->has_compare = strstr(text, ".entry imexprobe_pattern_compare(") != NULL;
     m->next = modules;
     modules = m;
     *module = m;
@@ -1222,8 +1232,10 @@ ENTRY(cuModuleUnload, (CUmodule hmod), (hmod)) {
             *x = m->next;
             break;
         }
-    for (size_t i = 0; i < sizeof fill_functions / sizeof fill_functions[0]; i++)
+    for (size_t i = 0; i < FUNCTION_SLOTS; i++) {
         if (fill_functions[i].module == m) fill_functions[i].module = NULL;
+        if (compare_functions[i].module == m) compare_functions[i].module = NULL;
+    }
     free(m);
     return CUDA_SUCCESS;
 }
@@ -1232,29 +1244,53 @@ ENTRY(cuModuleGetFunction, (CUfunction *hfunc, CUmodule hmod, const char *name),
     if (!hfunc || !name) return CUDA_ERROR_INVALID_VALUE;
     struct CUmod_st *m = find_module(hmod);
     if (!m) return CUDA_ERROR_INVALID_HANDLE;
-    if (!m->has_fill || strcmp(name, "imexprobe_pattern_fill") != 0) return CUDA_ERROR_NOT_FOUND;
-    for (size_t i = 0; i < sizeof fill_functions / sizeof fill_functions[0]; i++)
-        if (fill_functions[i].module == m || fill_functions[i].module == NULL) {
-            fill_functions[i].module = m;
-            *hfunc = &fill_functions[i];
+    int compare = strcmp(name, "imexprobe_pattern_compare") == 0;
+    if (compare ? !m->has_compare : !m->has_fill || strcmp(name, "imexprobe_pattern_fill") != 0)
+        return CUDA_ERROR_NOT_FOUND;
+    struct CUfunc_st *slots = compare ? compare_functions : fill_functions;
+    for (size_t i = 0; i < FUNCTION_SLOTS; i++)
+        if (slots[i].module == m || slots[i].module == NULL) {
+            slots[i].module = m;
+            *hfunc = &slots[i];
             return CUDA_SUCCESS;
         }
     return CUDA_ERROR_OUT_OF_MEMORY;
 }
 
-/* cuda.h: a launch with a block of more than 1024 threads or an empty grid is CUDA_ERROR_INVALID_VALUE. The fill
- * runs at once (the fake has no streams to order work on); a range the context may not write is
- * CUDA_ERROR_ILLEGAL_ADDRESS, which a GPU reports at the next synchronisation instead (model, not measured). */
-ENTRY(cuLaunchKernel, (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
-                       unsigned int by, unsigned int bz, unsigned int shared, CUstream stream, void **params,
-                       void **extra),
-      (f, gx, gy, gz, bx, by, bz, shared, stream, params, extra)) {
+static int function_in(CUfunction f, struct CUfunc_st *slots) {
+    return (uintptr_t)f >= (uintptr_t)slots && (uintptr_t)f < (uintptr_t)(slots + FUNCTION_SLOTS);
+}
+
+/* cuda.h: a launch with a block of more than 1024 threads or an empty grid is CUDA_ERROR_INVALID_VALUE. A kernel
+ * runs at once (the fake has no streams to order work on); a range the context may not write (the fill) or read
+ * (the compare) is CUDA_ERROR_ILLEGAL_ADDRESS, which a GPU reports at the next synchronisation instead (model, not
+ * measured). Besides cuLaunchKernel, each kernel's name is an entry point for faults (imexprobe_pattern_fill,
+ * imexprobe_pattern_compare), so that a test can fail or slow one kernel and not the other. */
+static CUresult cuLaunchKernel_locked(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                      unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
+                                      CUstream stream, void **params, void **extra);
+static CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                               unsigned int by, unsigned int bz, unsigned int shared, CUstream stream, void **params,
+                               void **extra) {
+    int fault = fake_fault("cuLaunchKernel");
+    if (!fault && function_in(f, compare_functions)) fault = fake_fault("imexprobe_pattern_compare");
+    if (!fault && function_in(f, fill_functions)) fault = fake_fault("imexprobe_pattern_fill");
+    if (fault) return (CUresult)fault;
+    pthread_mutex_lock(&lock);
+    CUresult rc = init_called && init_result == CUDA_SUCCESS
+                      ? cuLaunchKernel_locked(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra)
+                      : CUDA_ERROR_NOT_INITIALIZED;
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+static CUresult cuLaunchKernel_locked(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                      unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
+                                      CUstream stream, void **params, void **extra) {
     int ordinal = current_ordinal();
     if (ordinal < 0) return CUDA_ERROR_INVALID_CONTEXT;
-    struct CUfunc_st *fn = NULL;
-    for (size_t i = 0; i < sizeof fill_functions / sizeof fill_functions[0]; i++)
-        if (f == &fill_functions[i] && fill_functions[i].module) fn = &fill_functions[i];
-    if (!fn) return CUDA_ERROR_INVALID_HANDLE;
+    int compare = function_in(f, compare_functions);
+    struct CUfunc_st *fn = compare || function_in(f, fill_functions) ? f : NULL;
+    if (!fn || !fn->module) return CUDA_ERROR_INVALID_HANDLE;
     if (fn->module->ordinal != ordinal) return CUDA_ERROR_INVALID_CONTEXT;
     if (!valid_stream(stream)) return CUDA_ERROR_INVALID_HANDLE;
     if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 || (unsigned long long)bx * by * bz > 1024 ||
@@ -1264,6 +1300,21 @@ ENTRY(cuLaunchKernel, (CUfunction f, unsigned int gx, unsigned int gy, unsigned 
     unsigned long long words = *(unsigned long long *)params[1], seed = *(unsigned long long *)params[2],
                        first = *(unsigned long long *)params[3];
     if (words == 0) return CUDA_SUCCESS;
+    if (compare) {
+        /* The answer must be page-locked memory of this process, one word per block (what a GPU could write). */
+        uint64_t *answer = *(uint64_t **)params[4];
+        int reachable = 0;
+        for (struct host_alloc *h = host_allocs; h; h = h->next)
+            if ((char *)answer >= (char *)h->p && (size_t)((char *)answer - (char *)h->p) + (size_t)gx * 8 <= h->bytes)
+                reachable = 1;
+        if (!reachable || words > SIZE_MAX / 8 ||
+            !range_accessible((uintptr_t)ptr, words * 8, ordinal, CU_MEM_ACCESS_FLAGS_PROT_READ))
+            return CUDA_ERROR_ILLEGAL_ADDRESS;
+        size_t bad = pattern_first_mismatch((const uint64_t *)(uintptr_t)ptr, words, seed, first);
+        for (unsigned int b = 0; b < gx; b++) answer[b] = ~0ULL;
+        if (bad < words) answer[(bad % ((size_t)gx * bx)) / bx] = bad; /* the block whose share holds the word */
+        return CUDA_SUCCESS;
+    }
     if (words > SIZE_MAX / 8 || !range_accessible((uintptr_t)ptr, words * 8, ordinal, CU_MEM_ACCESS_FLAGS_PROT_READWRITE))
         return CUDA_ERROR_ILLEGAL_ADDRESS;
     pattern_fill((uint64_t *)(uintptr_t)ptr, words, seed, first);

@@ -1207,6 +1207,41 @@ static void t_kernel(void *arg) {
     if (back && REQUIRE_OK(d.cuMemcpyDtoH(back, va, 4 * MIB)))
         check(pattern_first_mismatch(back, words, seed, 0) == words, "the device holds pattern.h's words of the seed");
     free(back);
+    /* The compare: each block's first differing word into page-locked memory, the least of them the first. */
+    static const char both[] = ".version 7.0\n.target sm_70\n.address_size 64\n"
+                               ".visible .entry imexprobe_pattern_fill(\n.param .u64 a\n)\n{\nret;\n}\n"
+                               ".visible .entry imexprobe_pattern_compare(\n.param .u64 a\n)\n{\nret;\n}\n";
+    CUmodule mod2 = NULL;
+    CUfunction cmp = NULL;
+    EXPECT(d.cuModuleGetFunction(&cmp, mod, "imexprobe_pattern_compare"), CUDA_ERROR_NOT_FOUND,
+           "a fill-only module has no compare");
+    REQUIRE_OK(d.cuModuleLoadData(&mod2, both));
+    EXPECT(d.cuModuleGetFunction(&cmp, mod2, "imexprobe_pattern_compare"), CUDA_SUCCESS, "cuModuleGetFunction(compare)");
+    void *answer_mem = NULL;
+    REQUIRE_OK(d.cuMemHostAlloc(&answer_mem, 1024 * 8, 0));
+    uint64_t *answer = answer_mem;
+    uint64_t *plain = malloc(1024 * 8);
+    void *cparams[] = {&p, &words, &seed, &first, &answer};
+    void *cplain[] = {&p, &words, &seed, &first, &plain};
+    EXPECT(d.cuLaunchKernel(cmp, 1024, 1, 1, 256, 1, 1, 0, NULL, cplain, NULL), CUDA_ERROR_ILLEGAL_ADDRESS,
+           "a compare answering into pageable memory");
+    EXPECT(d.cuLaunchKernel(cmp, 1024, 1, 1, 256, 1, 1, 0, NULL, cparams, NULL), CUDA_SUCCESS, "the compare");
+    uint64_t least = ~0ULL;
+    for (int b = 0; b < 1024; b++) least = answer[b] < least ? answer[b] : least;
+    check(least == ~0ULL, "the compare finds every word of the seed (least %llu)", (unsigned long long)least);
+    srand((unsigned)getpid());
+    size_t at = 1 + (size_t)rand() % (words - 2), later = at + 1 + (size_t)rand() % (words - at - 1);
+    uint64_t bad = ~pattern_word(seed, at);
+    REQUIRE_OK(d.cuMemcpyHtoD(va + at * 8, &bad, 8));
+    if (later < words) REQUIRE_OK(d.cuMemcpyHtoD(va + later * 8, &bad, 8));
+    EXPECT(d.cuLaunchKernel(cmp, 1024, 1, 1, 256, 1, 1, 0, NULL, cparams, NULL), CUDA_SUCCESS, "the compare again");
+    least = ~0ULL;
+    for (int b = 0; b < 1024; b++) least = answer[b] < least ? answer[b] : least;
+    check(least == at, "the compare's least answer is the first changed word (%llu, changed %zu)",
+          (unsigned long long)least, at);
+    free(plain);
+    REQUIRE_OK(d.cuMemFreeHost(answer_mem));
+    REQUIRE_OK(d.cuModuleUnload(mod2));
     REQUIRE_OK(set_access(va, 4 * MIB, 0, CU_MEM_ACCESS_FLAGS_PROT_READ));
     EXPECT(d.cuLaunchKernel(fn, 1024, 1, 1, 256, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_ILLEGAL_ADDRESS,
            "a fill of read-only memory");

@@ -47,7 +47,7 @@ final class Payloads {
                         "reserved 2 MiB of virtual address space on GPU 0"),
                 new StageResult(Stage.MAP, StageStatus.OK, 0, ok, 0.000108, "mapped the imported handle"),
                 new StageResult(Stage.ACCESS, StageStatus.OK, 0, ok, 0.000219, "GPU 0 has read-write access"),
-                new StageResult(Stage.VERIFY, StageStatus.OK, 0, ok, 0.000920, "read back 2 MiB: pattern matches"),
+                new StageResult(Stage.VERIFY, StageStatus.OK, 0, ok, 0.000920, "read back 2 MiB (compared on the GPU by the compare kernel): pattern matches"),
                 new StageResult(Stage.WRITEBACK, StageStatus.OK, 0, ok, 0.000900,
                         "importer wrote the write-back pattern; the exporter checks it"),
                 new StageResult(Stage.RELEASE, StageStatus.OK, 0, ok, 0.000300, "released 2 driver resources"));

@@ -54,6 +54,17 @@ public final class Mapping implements AutoCloseable {
                 : " (through host memory: the driver could not load the fill kernel, " + CuResult.of(k).name() + ")";
     }
 
+    /** How the last check on this GPU read the pattern, for a stage's detail ("" when not known). */
+    public String checkWay() {
+        int k = driver.patternKernel(ordinal);
+        if (k < 0) {
+            return "";
+        }
+        return k == 0 ? " (compared on the GPU by the compare kernel)"
+                : " (copied into host memory by cuMemcpyDtoH and compared there: the driver could not load the compare"
+                + " kernel, " + CuResult.of(k).name() + ")";
+    }
+
     /** Value: offset of the first word that differs from the seed's pattern, or -1. */
     public CuCall<Long> verify(long seed) {
         return driver.verifyPattern(ordinal, ptr, size, seed);

@@ -21,13 +21,14 @@ public final class VerifyStage implements ProbeStage {
         }
         CuCall<Long> v = s.importerMapping.verify(s.seed);
         if (!v.ok()) {
-            return StageOutcome.failed(v.result(), "reading the imported memory (cuMemcpyDtoH) returned "
-                    + v.result().name());
+            return StageOutcome.failed(v.result(), "reading the imported memory" + s.importerMapping.checkWay()
+                    + " returned " + v.result().name());
         }
         if (v.value() >= 0) {
             return StageOutcome.failed(v.result(), "pattern mismatch at byte " + v.value() + " of "
                     + Sizes.human(s.sizeBytes) + ": the mapping does not show the exporter's memory");
         }
-        return StageOutcome.ok(v.result(), "read back " + Sizes.human(s.sizeBytes) + ": pattern matches");
+        return StageOutcome.ok(v.result(), "read back " + Sizes.human(s.sizeBytes) + s.importerMapping.checkWay()
+                + ": pattern matches");
     }
 }

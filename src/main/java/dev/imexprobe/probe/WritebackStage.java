@@ -45,7 +45,7 @@ public final class WritebackStage implements ProbeStage {
     static StageOutcome check(ProbeSession s) {
         CuCall<Long> v = s.exporterMapping.verify(s.writebackSeed);
         if (!v.ok()) {
-            return StageOutcome.failed(v.result(), "the exporter's read-back (cuMemcpyDtoH) returned "
+            return StageOutcome.failed(v.result(), "the exporter's read-back" + s.exporterMapping.checkWay() + " returned "
                     + v.result().name());
         }
         if (v.value() >= 0) {

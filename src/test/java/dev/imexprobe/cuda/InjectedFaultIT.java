@@ -36,8 +36,8 @@ class InjectedFaultIT {
             "cuMemAddressReserve,            2,   importer, reserve,   CUDA_ERROR_OUT_OF_MEMORY",
             "cuMemMap,                       1,   importer, map,       CUDA_ERROR_INVALID_VALUE",
             "cuMemSetAccess,                 1,   importer, access,    CUDA_ERROR_INVALID_VALUE",
-            "cuMemcpyDtoH,                   700, importer, verify,    CUDA_ERROR_ILLEGAL_ADDRESS",
-            "cuLaunchKernel,                 401, importer, writeback, CUDA_ERROR_ILLEGAL_STATE",
+            "imexprobe_pattern_compare,      700, importer, verify,    CUDA_ERROR_ILLEGAL_ADDRESS",
+            "imexprobe_pattern_fill,         401, importer, writeback, CUDA_ERROR_ILLEGAL_STATE",
             "cuMemUnmap,                     1,   importer, release,   CUDA_ERROR_INVALID_VALUE",
             "cuMemRelease,                   401, importer, release,   CUDA_ERROR_ILLEGAL_STATE",
     })
@@ -168,23 +168,24 @@ class InjectedFaultIT {
     }
 
     /**
-     * The fill kernel is a speed-up, not a requirement: where the driver cannot load it (an old driver, PTX JIT turned
-     * off: here cuModuleLoadData refused with CUDA_ERROR_INVALID_PTX) the pattern goes through host memory and the
-     * exchange passes; where it loads, a failed launch is the create stage's failure, with its CUresult.
+     * The pattern kernels are a speed-up, not a requirement: where the driver cannot load them (an old driver, PTX JIT
+     * turned off: here cuModuleLoadData refused with CUDA_ERROR_INVALID_PTX) the pattern is written and checked
+     * through host memory and the exchange passes, each stage's detail saying so; where they load, a failed launch
+     * is the create stage's failure, with its CUresult.
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "''                      | true  | (by the GPU's fill kernel)",
-            "cuModuleLoadData=218    | true  | (through host memory: the driver could not load the fill kernel, CUDA_ERROR_INVALID_PTX)",
-            "cuModuleGetFunction=500 | true  | (through host memory: the driver could not load the fill kernel, CUDA_ERROR_NOT_FOUND)",
-            "cuLaunchKernel=700      | false | writing the pattern (by the GPU's fill kernel) returned CUDA_ERROR_ILLEGAL_ADDRESS"})
-    void theFillKernelIsUsedWhereItLoads(String fault, boolean passes, String detail) {
+            "''                      | true  | (by the GPU's fill kernel) | (compared on the GPU by the compare kernel)",
+            "cuModuleLoadData=218    | true  | (through host memory: the driver could not load the fill kernel, CUDA_ERROR_INVALID_PTX) | (copied into host memory by cuMemcpyDtoH and compared there: the driver could not load the compare kernel, CUDA_ERROR_INVALID_PTX)",
+            "cuModuleGetFunction=500 | true  | (through host memory: the driver could not load the fill kernel, CUDA_ERROR_NOT_FOUND) | (copied into host memory by cuMemcpyDtoH and compared there: the driver could not load the compare kernel, CUDA_ERROR_NOT_FOUND)",
+            "cuLaunchKernel=700      | false | writing the pattern (by the GPU's fill kernel) returned CUDA_ERROR_ILLEGAL_ADDRESS | -"})
+    void thePatternKernelsAreUsedWhereTheyLoad(String fault, boolean passes, String detail, String verifyDetail) {
         FakeMachine m = FakeMachine.h200(tmp);
         Map<String, String> env = m.env();
         env.put("FAKECUDA_FAULTS", fault);
         long seed = 1 + new java.util.Random().nextInt(1 << 30);
         try (WorkerProcess exporter = WorkerProcess.start(env, tmp.resolve("e.log"));
-             WorkerProcess importer = WorkerProcess.start(m.env(), tmp.resolve("i.log"))) {
+             WorkerProcess importer = WorkerProcess.start(env, tmp.resolve("i.log"))) {
             JsonNode e = exporter.request(new WorkerRequest.Export(0, SIZE, seed, null));
             assertThat(e.get("ok").asBoolean()).as(e.toString()).isEqualTo(passes);
             assertThat(stage(e, "create", "detail")).contains(detail);
@@ -195,6 +196,7 @@ class InjectedFaultIT {
             }
             JsonNode i = importer.request(new WorkerRequest.Import(e.get("handle").asString(), SIZE, 0, seed, null));
             assertThat(stage(i, "verify", "status")).as(i.toString()).isEqualTo("ok");
+            assertThat(stage(i, "verify", "detail")).isEqualTo("read back 2 MiB " + verifyDetail + ": pattern matches");
             exporter.request(new WorkerRequest.Release());
         }
         assertThat(m.stateFiles()).isEmpty();

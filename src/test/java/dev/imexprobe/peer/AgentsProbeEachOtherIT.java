@@ -144,7 +144,7 @@ class AgentsProbeEachOtherIT {
                     assertThat(s.get("cuResultName").asString()).as(name).isEqualTo("CUDA_SUCCESS");
                 }
             }
-            assertThat(text(stage(r, "verify"), "detail")).isEqualTo("read back 2 MiB: pattern matches");
+            assertThat(text(stage(r, "verify"), "detail")).isEqualTo("read back 2 MiB (compared on the GPU by the compare kernel): pattern matches");
             assertThat(text(stage(r, "writeback"), "detail"))
                     .isEqualTo("importer wrote; exporter: the exporter sees the importer's write-back pattern");
             assertThat(text(stage(r, "release"), "detail"))
@@ -198,7 +198,8 @@ class AgentsProbeEachOtherIT {
         assertThat(lines.getFirst()).startsWith("exported 2097152 bytes on local GPU 0: ok");
         assertThat(lines.get(1)).startsWith("POST /v1/imports on " + b.hostPort() + ": HTTP 200 in ");
         assertThat(lines).anyMatch(l -> l.startsWith("verify (read back through the imported mapping and compare "
-                + "with the exporter's pattern): ok CUDA_SUCCESS, read back 2 MiB: pattern matches"));
+                + "with the exporter's pattern): ok CUDA_SUCCESS, read back 2 MiB (compared on the GPU by the compare kernel): "
+                + "pattern matches"));
         assertThat(probe("&direction=push").get("results").get(0).has("debug")).as("debug only when asked").isFalse();
     }
 
@@ -256,14 +257,14 @@ class AgentsProbeEachOtherIT {
                 new FaultCase("push", im, "cuMemMap=hang", "map", "timeout", null, null, "TIMEOUT", "target"),
                 new FaultCase("push", im, "cuMemSetAccess=1", "access", "failed", 1, "CUDA_ERROR_INVALID_VALUE",
                         "ACCESS_DENIED", "target"),
-                new FaultCase("push", im, "cuMemcpyDtoH=401", "verify", "failed", 401, "CUDA_ERROR_ILLEGAL_STATE",
+                new FaultCase("push", im, "imexprobe_pattern_compare=401", "verify", "failed", 401, "CUDA_ERROR_ILLEGAL_STATE",
                         "CONTEXT_POISONED", "target"),
-                new FaultCase("push", im, "cuMemcpyDtoH=700", "verify", "failed", 700, "CUDA_ERROR_ILLEGAL_ADDRESS",
+                new FaultCase("push", im, "imexprobe_pattern_compare=700", "verify", "failed", 700, "CUDA_ERROR_ILLEGAL_ADDRESS",
                         "DRIVER_ERROR", "target"),
-                new FaultCase("push", im, "cuLaunchKernel=999", "writeback", "failed", 999, "CUDA_ERROR_UNKNOWN",
+                new FaultCase("push", im, "imexprobe_pattern_fill=999", "writeback", "failed", 999, "CUDA_ERROR_UNKNOWN",
                         "DRIVER_ERROR", "target"),
                 // the exporter's half of write-back: its read of what the importer wrote
-                new FaultCase("push", ex, "cuMemcpyDtoH=700", "writeback", "failed", 700, "CUDA_ERROR_ILLEGAL_ADDRESS",
+                new FaultCase("push", ex, "imexprobe_pattern_compare=700", "writeback", "failed", 700, "CUDA_ERROR_ILLEGAL_ADDRESS",
                         "DRIVER_ERROR", "target"),
                 // pull: B exports, A imports
                 new FaultCase("pull", ex, "cuMemCreate=800", "create", "failed", 800, "CUDA_ERROR_NOT_PERMITTED",
@@ -272,9 +273,9 @@ class AgentsProbeEachOtherIT {
                         "CUDA_ERROR_NOT_PERMITTED", "IMPORT_NOT_PERMITTED", "target"),
                 new FaultCase("pull", im, "cuMemSetAccess=1", "access", "failed", 1, "CUDA_ERROR_INVALID_VALUE",
                         "ACCESS_DENIED", "target"),
-                new FaultCase("pull", im, "cuLaunchKernel=999", "writeback", "failed", 999, "CUDA_ERROR_UNKNOWN",
+                new FaultCase("pull", im, "imexprobe_pattern_fill=999", "writeback", "failed", 999, "CUDA_ERROR_UNKNOWN",
                         "DRIVER_ERROR", "target"),
-                new FaultCase("pull", ex, "cuMemcpyDtoH=700", "writeback", "failed", 700, "CUDA_ERROR_ILLEGAL_ADDRESS",
+                new FaultCase("pull", ex, "imexprobe_pattern_compare=700", "writeback", "failed", 700, "CUDA_ERROR_ILLEGAL_ADDRESS",
                         "DRIVER_ERROR", "target"));
     }
 
@@ -349,7 +350,7 @@ class AgentsProbeEachOtherIT {
     void memoryThatChangedOnTheWayIsAPatternMismatch() throws Exception {
         // B's read-back waits until we let it go; meanwhile one byte of the exported memory is changed in the
         // fake's allocation file (a 64 KiB header, then the data, mapped MAP_SHARED by both agents).
-        b.faults("cuMemcpyDtoH=hang");
+        b.faults("imexprobe_pattern_compare=hang");
         CompletableFuture<AgentProcess.Reply> pending = CompletableFuture.supplyAsync(() ->
                 a.get("/probe?target=" + b.hostPort() + "&direction=push"));
         Path file = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
@@ -460,7 +461,7 @@ class AgentsProbeEachOtherIT {
     void theExportersCheckRunsWhileTheImporterReleasesAndAnswers() {
         int ms = 300 + new java.util.Random().nextInt(201);
         b.faults("cuMemRelease=delay:" + ms);
-        a.faults("cuMemcpyDtoH=delay:" + ms);
+        a.faults("imexprobe_pattern_compare=delay:" + ms);
         JsonNode r = probe("&direction=push").get("results").get(0);
 
         assertThat(r.get("verdict").asString()).isEqualTo("pass");

@@ -81,10 +81,10 @@ class FaultCyclesIT {
             new Fault(true, "cuMemSetAccess=1", "create", "failed", 1),
             new Fault(false, "cuMemImportFromShareableHandle=800", "import", "failed", 800),
             new Fault(true, "cuLaunchKernel=1", "create", "failed", 1),
-            new Fault(false, "cuMemcpyDtoH=1", "verify", "failed", 1),
+            new Fault(false, "imexprobe_pattern_compare=1", "verify", "failed", 1),
             new Fault(true, "cuMemExportToShareableHandle=1", "export", "failed", 1),
-            new Fault(false, "cuLaunchKernel=1", "writeback", "failed", 1),
-            new Fault(true, "cuMemcpyDtoH=1", "writeback", "failed", 1),
+            new Fault(false, "imexprobe_pattern_fill=1", "writeback", "failed", 1),
+            new Fault(true, "imexprobe_pattern_compare=1", "writeback", "failed", 1),
             new Fault(false, "cuMemImportFromShareableHandle=400", "import", "failed", 400),
             new Fault(false, "cuMemImportFromShareableHandle=101", "import", "failed", 101),
             new Fault(false, "cuMemMap=delay:20", null, null, null));

@@ -12,11 +12,12 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The fill kernel's PTX (native/src/pattern_kernel.h, written by pattern_kernel.sh from pattern_kernel.cu, which needs
- * nvcc and so does not run in the build) must compute pattern.h's words: the host compares what the GPU wrote with
- * pattern.h, so a constant changed on one side only fails every probe on a GPU, and nowhere on the fake (which runs
- * pattern.h itself). This ties the committed PTX to pattern.h: the same three 64-bit constants, the same shifts, in the
- * same order, and the .cu the header says it came from holding them too.
+ * The pattern kernels' PTX (native/src/pattern_kernel.h, written by pattern_kernel.sh from pattern_kernel.cu, which
+ * needs nvcc and so does not run in the build) must compute pattern.h's words: the fill's words are checked by the
+ * other agent (perhaps on the host), the compare's against words another agent's fill wrote, so a constant changed
+ * on one side only fails every probe on a GPU, and nowhere on the fake (which runs pattern.h itself). This ties each
+ * kernel of the committed PTX to pattern.h: the same three 64-bit constants, the same shifts, in the same order, and
+ * the .cu the header says it came from holding them too.
  */
 class PatternKernelTest {
 
@@ -57,19 +58,31 @@ class PatternKernelTest {
         assertThat(hostShifts).containsExactly(30, 27, 31);
 
         String ptx = read("pattern_kernel.h");
-        List<Long> ptxConstants = new ArrayList<>();
-        Matcher m = Pattern.compile("(?:mul\\.lo\\.s64|add\\.s64)\\s+%rd\\d+, %rd\\d+, (-?\\d{6,})").matcher(ptx);
-        while (m.find()) {
-            ptxConstants.add(Long.parseLong(m.group(1)));
+        assertThat(ptx).contains(".version 7.0");
+        String[] entries = ptx.split("\\.entry ");
+        assertThat(entries).as("the fill and the compare kernel").hasSize(3);
+        for (int k = 1; k < entries.length; k++) {
+            String kernel = entries[k];
+            List<Long> ptxConstants = new ArrayList<>();
+            Matcher m = Pattern.compile("(?:mul\\.lo\\.s64|add\\.s64)\\s+%rd\\d+, %rd\\d+, (-?\\d{6,})").matcher(kernel);
+            while (m.find()) {
+                ptxConstants.add(Long.parseLong(m.group(1)));
+            }
+            // the golden ratio appears twice (folded into seed + golden and multiplied by the index), then the
+            // multipliers
+            assertThat(ptxConstants).as("the 64-bit immediates of %s", kernel.substring(0, kernel.indexOf('(')))
+                    .containsExactly(constants.get(0), constants.get(0), constants.get(1), constants.get(2));
+            assertThat(shifts(kernel, "shr\\.u64\\s+%rd\\d+, %rd\\d+, (\\d+);")).isEqualTo(hostShifts);
         }
-        // the golden ratio appears twice (folded into seed + golden and multiplied by the index), then the multipliers
-        assertThat(ptxConstants).as("the PTX's 64-bit immediates")
-                .containsExactly(constants.get(0), constants.get(0), constants.get(1), constants.get(2));
-        assertThat(shifts(ptx, "shr\\.u64\\s+%rd\\d+, %rd\\d+, (\\d+);")).isEqualTo(hostShifts);
-        assertThat(ptx).contains(".entry imexprobe_pattern_fill(").contains(".version 7.0").contains("st.global.u64");
+        assertThat(entries[1]).startsWith("imexprobe_pattern_fill(").contains("st.global.u64");
+        assertThat(entries[2]).startsWith("imexprobe_pattern_compare(").contains("ld.global.u64");
 
         String cu = read("pattern_kernel.cu");
-        assertThat(hexConstants(cu)).isEqualTo(constants);
-        assertThat(shifts(cu, ">> (\\d+)")).isEqualTo(hostShifts);
+        List<Long> twice = new ArrayList<>(constants);
+        twice.addAll(constants);
+        assertThat(hexConstants(cu)).as("pattern_word's constants in each kernel").isEqualTo(twice);
+        List<Integer> shiftsTwice = new ArrayList<>(hostShifts);
+        shiftsTwice.addAll(hostShifts);
+        assertThat(shifts(cu, ">> (\\d+)")).isEqualTo(shiftsTwice);
     }
 }
