@@ -46,6 +46,9 @@ public final class StageEngine {
      * stage begins, on the thread that runs the list, while the caller still waits: for a caller whose peer may
      * go on from that point (the importer's answer committed once it is done with the memory's contents). Not
      * run when the stage is never reached or the caller gave up waiting before it; what it throws is ignored.
+     * {@code then} must not block: it runs on a driver thread inside the list's deadline, so a wait there (a
+     * socket write to a stalled peer, a lock) would count against the driver and hold a pool thread. The importer's
+     * head is a few hundred bytes into a socket buffer that is empty at that point of the exchange.
      */
     public List<StageResult> run(ProbeSession session, List<? extends ProbeStage> stages, Stage after, Runnable then) {
         return start(session, stages, after, then).await();
