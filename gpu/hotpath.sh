@@ -65,8 +65,9 @@ gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter -Inative/incl
   native/src/loader.c bench/driver_floor.c -o "$OUT/driver_floor" -ldl -lpthread 2>&1 | tee -a "$LOG"
 timeout 60 "$OUT/driver_floor" --iterations "$COUNT" --warmup 50 --out "$OUT/floor-before.json" 2>&1 | tee -a "$LOG"
 # The floor the way the other build (OLD_CLASSES) moves the pattern, for its own ratio, when that differs: OTHER_FLOOR
-# is the driver_floor switch (FLOOR_NO_KERNEL=1: no fill kernel, as before cf5ae34; FLOOR_PAGEABLE=1: no kernel and
-# malloc'd staging, as before daa3a87). Unset: both builds are judged against the one floor.
+# is the driver_floor switch (FLOOR_VERIFY=copy: the pattern copied back and compared on the host, as before 138ef47;
+# FLOOR_NO_KERNEL=1: no kernels, as before cf5ae34; FLOOR_PAGEABLE=1: no kernel and malloc'd staging, as before
+# daa3a87). Unset: both builds are judged against the one floor.
 if [ -n "${OTHER_FLOOR:-}" ]; then
 say "=== C driver floor the other build's way ($OTHER_FLOOR)"
 env "$OTHER_FLOOR" timeout 60 "$OUT/driver_floor" --iterations "$COUNT" --warmup 50 --out "$OUT/floor-other.json" 2>&1 | tee -a "$LOG"
