@@ -270,6 +270,9 @@ if probe and floor and hf and "writeback=true" in probe:
     print(f"  goal 2 needs /probe with write-back p50 <= {bound:.3f} ms (1.5 x the floors; the probe makes two HTTP "
           f"round trips, caller -> exporter -> importer, the floor counts one)")
     res["ratioBoundMs"] = round(bound, 3)
+    print("  (both agents and the floor's two processes share one GPU here: the first kernel a process launches after "
+          "the other's pays the GPU's context switch, 0.13-0.14 ms on the H200, twice per exchange; agents on "
+          "different GPUs do not; docs/performance.md, session 2026-12-05 c)")
     if "old:writeback=true" in probe:
         other = fp["total"]["p50"] if fp else floor["p50"]
         r_old = probe["old:writeback=true"]["p50Ms"] / (other + hf["p50"])
