@@ -5,17 +5,17 @@
  * per-stage and total percentiles as JSON.
  *
  * Sequence per iteration, as the agents run it (docs/performance.md):
- *   exporter  create    cuMemCreate(FABRIC) + cuMemAddressReserve + cuMemMap + cuMemSetAccess + pattern HtoD
+ *   exporter  create    cuMemCreate(FABRIC) + cuMemAddressReserve + cuMemMap + cuMemSetAccess + pattern written
  *             export    cuMemExportToShareableHandle(FABRIC)
  *   (handle → importer over a pipe: not timed; the HTTP floor stands for the transfer)
- *   importer  import, reserve, map, access, verify (DtoH + compare), writeback_write (pattern HtoD),
- *             release_importer (cuMemUnmap + cuMemAddressFree + cuMemRelease)
- *   exporter  writeback_check (DtoH + compare), release_exporter
+ *   importer  import, reserve, map, access, verify (the pattern compared), writeback_write (a second pattern
+ *             written), release_importer (cuMemUnmap + cuMemAddressFree + cuMemRelease)
+ *   exporter  writeback_check (the second pattern compared), release_exporter
  * The pattern is written by the fill kernel and checked by the compare kernel, as native/src/jni_bridge.c
  * memFillPattern / memVerifyPattern do (FLOOR_NO_KERNEL, FLOOR_VERIFY below: through one reused page-locked
- * staging buffer in 2 MiB chunks; FLOOR_PAGEABLE=1: malloc'd per call and no kernel, the way before both). Each process makes
- * its primary context current
- * once; the shim does that on every call, which is part of what the bench calls JNI overhead.
+ * staging buffer in 2 MiB chunks; FLOOR_PAGEABLE=1: malloc'd per call and no kernel, the way before both). Each
+ * process makes its primary context current once; the shim does that on every call, which is part of what the
+ * bench calls JNI overhead.
  *
  * usage: driver_floor [--iterations N] [--warmup W] [--size BYTES] [--gpu ORDINAL] [--out FILE]
  * The library comes from IMEXPROBE_CUDA_LIBRARY (the fake) or the soname libcuda.so.1, as in the agent.
@@ -162,7 +162,8 @@ static CUresult fill_pattern(CUdeviceptr ptr, size_t size, uint64_t seed) {
     return rc;
 }
 
-/* Returns the offset of the first differing word, -1 when all match; *rc gets the copy's result. */
+/* Returns the offset of the first differing word, -1 when all match; *rc gets the driver's result (the compare
+ * kernel's or the copy's). */
 static long long verify_pattern(CUdeviceptr ptr, size_t size, uint64_t seed, CUresult *rc) {
     if (compare_fn && pinned) {
         long long bad;

@@ -72,8 +72,8 @@ static unsigned context_generation[MAX_DEVICES];
 
 /* The pattern's fill and compare kernels (pattern_kernel.h), loaded into a GPU's context by its first fill or check
  * and unloaded before the context is let go. When the driver cannot load them (no module entry points, a PTX it
- * cannot compile: kernel_rc), fills and checks go through host memory for the rest of that context's life. A lock per GPU of its own: a JIT
- * takes milliseconds (or hangs with the driver), and no other GPU's calls may wait on it. Lock order:
+ * cannot compile: kernel_rc), fills and checks go through host memory for the rest of that context's life. A lock
+ * per GPU of its own: a JIT takes milliseconds (or hangs with the driver), and no other GPU's calls may wait on it. Lock order:
  * contexts_lock, then kernels_lock[ordinal]. */
 static pthread_mutex_t kernels_lock[MAX_DEVICES] = {[0 ... MAX_DEVICES - 1] = PTHREAD_MUTEX_INITIALIZER};
 static int kernel_tried[MAX_DEVICES];
@@ -444,7 +444,9 @@ static CUfunction pattern_kernel(jint ordinal, int compare) {
             pattern_kernel_load(&kernel_module[ordinal], &kernel_fill[ordinal], &kernel_compare[ordinal]);
         kernel_tried[ordinal] = 1;
     }
-    CUfunction fn = kernel_rc[ordinal] != CUDA_SUCCESS ? NULL : compare ? kernel_compare[ordinal] : kernel_fill[ordinal];
+    CUfunction fn = kernel_rc[ordinal] != CUDA_SUCCESS ? NULL
+                    : compare                          ? kernel_compare[ordinal]
+                                                       : kernel_fill[ordinal];
     pthread_mutex_unlock(&kernels_lock[ordinal]);
     return fn;
 }
