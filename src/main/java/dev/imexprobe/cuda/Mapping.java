@@ -46,23 +46,24 @@ public final class Mapping implements AutoCloseable {
 
     /** How the last fill on this GPU wrote the pattern, for a stage's detail ("" when not known). */
     public String fillWay() {
-        int k = driver.patternKernel(ordinal);
-        if (k < 0) {
-            return "";
-        }
-        return k == 0 ? " (by the GPU's fill kernel)"
-                : " (through host memory: the driver could not load the fill kernel, " + CuResult.of(k).name() + ")";
+        return kernelWay(" (by the GPU's fill kernel)",
+                " (through host memory: the driver could not load the fill kernel, ");
     }
 
     /** How the last check on this GPU read the pattern, for a stage's detail ("" when not known). */
     public String checkWay() {
+        return kernelWay(" (compared on the GPU by the compare kernel)",
+                " (copied into host memory by cuMemcpyDtoH and compared there: the driver could not load the compare"
+                        + " kernel, ");
+    }
+
+    /** The shim loads both pattern kernels together, so one answer says which way a fill and a check went. */
+    private String kernelWay(String onGpu, String throughHostBecause) {
         int k = driver.patternKernel(ordinal);
         if (k < 0) {
             return "";
         }
-        return k == 0 ? " (compared on the GPU by the compare kernel)"
-                : " (copied into host memory by cuMemcpyDtoH and compared there: the driver could not load the compare"
-                + " kernel, " + CuResult.of(k).name() + ")";
+        return k == 0 ? onGpu : throughHostBecause + CuResult.of(k).name() + ")";
     }
 
     /** Value: offset of the first word that differs from the seed's pattern, or -1. */
