@@ -219,11 +219,12 @@ static struct reservation *reservations;
 static struct CUstream_st *streams;
 static struct CUevent_st *events;
 
-/* The fault check, the lock and the cuInit check every entry point shares; the body runs locked. */
-#define ENTRY(name, params, args)                                                        \
+/* The fault check, the lock and the cuInit check every entry point shares; the body runs locked. An entry point
+ * whose faults are more than its name's gives its own check (fault_check: an int expression of the parameters). */
+#define ENTRY_FAULT(name, fault_check, params, args)                                    \
     static CUresult name##_locked params;                                               \
     static CUresult name params {                                                        \
-        int fault = fake_fault(#name);                                                   \
+        int fault = (fault_check);                                                       \
         if (fault) return (CUresult)fault;                                               \
         pthread_mutex_lock(&lock);                                                       \
         CUresult rc = init_called && init_result == CUDA_SUCCESS ? name##_locked args     \
@@ -232,6 +233,7 @@ static struct CUevent_st *events;
         return rc;                                                                       \
     }                                                                                    \
     static CUresult name##_locked params
+#define ENTRY(name, params, args) ENTRY_FAULT(name, fake_fault(#name), params, args)
 
 /* Ordinal of the calling thread's current context, or -1 (memory calls then return INVALID_CONTEXT). */
 static int current_ordinal(void) {
@@ -1266,26 +1268,17 @@ static int function_in(CUfunction f, struct CUfunc_st *slots) {
  * (the compare) is CUDA_ERROR_ILLEGAL_ADDRESS, which a GPU reports at the next synchronisation instead (model, not
  * measured). Besides cuLaunchKernel, each kernel's name is an entry point for faults (imexprobe_pattern_fill,
  * imexprobe_pattern_compare), so that a test can fail or slow one kernel and not the other. */
-static CUresult cuLaunchKernel_locked(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                                      unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
-                                      CUstream stream, void **params, void **extra);
-static CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
-                               unsigned int by, unsigned int bz, unsigned int shared, CUstream stream, void **params,
-                               void **extra) {
+static int launch_fault(CUfunction f) {
     int fault = fake_fault("cuLaunchKernel");
     if (!fault && function_in(f, compare_functions)) fault = fake_fault("imexprobe_pattern_compare");
     if (!fault && function_in(f, fill_functions)) fault = fake_fault("imexprobe_pattern_fill");
-    if (fault) return (CUresult)fault;
-    pthread_mutex_lock(&lock);
-    CUresult rc = init_called && init_result == CUDA_SUCCESS
-                      ? cuLaunchKernel_locked(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra)
-                      : CUDA_ERROR_NOT_INITIALIZED;
-    pthread_mutex_unlock(&lock);
-    return rc;
+    return fault;
 }
-static CUresult cuLaunchKernel_locked(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                                      unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
-                                      CUstream stream, void **params, void **extra) {
+
+ENTRY_FAULT(cuLaunchKernel, launch_fault(f),
+            (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
+             unsigned int bz, unsigned int shared, CUstream stream, void **params, void **extra),
+            (f, gx, gy, gz, bx, by, bz, shared, stream, params, extra)) {
     int ordinal = current_ordinal();
     if (ordinal < 0) return CUDA_ERROR_INVALID_CONTEXT;
     int compare = function_in(f, compare_functions);
