@@ -8,7 +8,8 @@
  *   exporter  create    cuMemCreate(FABRIC) + cuMemAddressReserve + cuMemMap + cuMemSetAccess + pattern written
  *             export    cuMemExportToShareableHandle(FABRIC)
  *   (handle → importer over a pipe: not timed; the HTTP floor stands for the transfer)
- *   importer  import, reserve, map, access, verify (the pattern compared), writeback_write (a second pattern
+ *   importer  import, reserve, map, access, verify (the pattern compared; where by the kernel, a 64 KiB window
+ *             also copied and compared, as the verify stage), writeback_write (a second pattern
  *             written), release_importer (cuMemUnmap + cuMemAddressFree + cuMemRelease)
  *   exporter  writeback_check (the second pattern compared), release_exporter
  * The pattern is written by the fill kernel and checked by the compare kernel, as native/src/jni_bridge.c
@@ -74,6 +75,7 @@ static uint64_t *pinned;
  * the kernel fill but reads the pattern back into the staging buffer and compares on the CPU (the shim before
  * the compare kernel). */
 static CUfunction fill_fn, compare_fn;
+static int copy_window = 1; /* FLOOR_VERIFY=kernel: the compare kernel alone, the agents' way before the window */
 
 static int env_is(const char *name) {
     const char *v = getenv(name);
@@ -90,6 +92,7 @@ static void staging_open(const char *role) {
     if (pattern_kernel_load(&module, &fill_fn, &compare_fn) != CUDA_SUCCESS) fill_fn = compare_fn = NULL;
     const char *verify = getenv("FLOOR_VERIFY");
     if (verify && !strcmp(verify, "copy")) compare_fn = NULL;
+    if (verify && !strcmp(verify, "kernel")) copy_window = 0;
 }
 
 /* FLOOR_GAP_US=N: N microseconds between the driver work at the three points where an agent does other work
@@ -162,20 +165,15 @@ static CUresult fill_pattern(CUdeviceptr ptr, size_t size, uint64_t seed) {
     return rc;
 }
 
-/* Returns the offset of the first differing word, -1 when all match; *rc gets the driver's result (the compare
- * kernel's or the copy's). */
-static long long verify_pattern(CUdeviceptr ptr, size_t size, uint64_t seed, CUresult *rc) {
-    if (compare_fn && pinned) {
-        long long bad;
-        *rc = pattern_kernel_compare(compare_fn, ptr, size, seed, pinned, &bad);
-        return bad < 0 ? -1 : bad * 8;
-    }
+/* Copies [ptr + from, ptr + to) into the staging buffer and compares it on the CPU, as the shim's copy_compare:
+ * the offset of the first differing word, -1 when all match; *rc gets the copy's result. */
+static long long copy_compare(CUdeviceptr ptr, size_t from, size_t to, uint64_t seed, CUresult *rc) {
     size_t chunk;
-    uint64_t *buf = staging_take(size, &chunk);
+    uint64_t *buf = staging_take(to - from, &chunk);
     *rc = buf ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
     long long mismatch = -1;
-    for (size_t off = 0; off < size && *rc == CUDA_SUCCESS && mismatch < 0; off += chunk) {
-        size_t n = size - off < chunk ? size - off : chunk;
+    for (size_t off = from; off < to && *rc == CUDA_SUCCESS && mismatch < 0; off += chunk) {
+        size_t n = to - off < chunk ? to - off : chunk;
         *rc = cu.cuMemcpyDtoH(buf, ptr + off, n);
         if (*rc != CUDA_SUCCESS) break;
         size_t bad = pattern_first_mismatch(buf, n / 8, seed, off / 8);
@@ -183,6 +181,21 @@ static long long verify_pattern(CUdeviceptr ptr, size_t size, uint64_t seed, CUr
     }
     staging_give(buf);
     return mismatch;
+}
+
+/* Returns the offset of the first differing word, -1 when all match; *rc gets the driver's result (the compare
+ * kernel's or the copy's). With `window`, as the agents' verify stage (not their write-back check), a copy engine
+ * also reads one 64 KiB window where the compare kernel read the whole range. */
+#define COPY_WINDOW ((size_t)64 << 10)
+static long long verify_pattern(CUdeviceptr ptr, size_t size, uint64_t seed, int window, CUresult *rc) {
+    if (compare_fn && pinned) {
+        long long bad = -1;
+        *rc = pattern_kernel_compare(compare_fn, ptr, size, seed, pinned, &bad);
+        if (*rc != CUDA_SUCCESS || bad >= 0 || !window || !copy_window) return bad < 0 ? -1 : bad * 8;
+        size_t w = size < COPY_WINDOW ? size : COPY_WINDOW, from = (size_t)(seed % (size / w)) * w;
+        return copy_compare(ptr, from, from + w, seed, rc);
+    }
+    return copy_compare(ptr, 0, size, seed, rc);
 }
 
 /* ---- driver set-up --------------------------------------------------------------------------------- */
@@ -294,8 +307,8 @@ static void importer(int in, int out, int ordinal, size_t size) {
         double t3 = now_ms();
         CHECK(cu.cuMemSetAccess(ptr, size, &access, 1));
         double t4 = now_ms();
-        long long bad = verify_pattern(ptr, size, o.seed, &rc);
-        if (rc != CUDA_SUCCESS) die("verify: cuMemcpyDtoH", rc);
+        long long bad = verify_pattern(ptr, size, o.seed, 1, &rc);
+        if (rc != CUDA_SUCCESS) die("verify", rc);
         if (bad >= 0) { fprintf(stderr, "driver_floor: pattern mismatch at byte %lld\n", bad); exit(1); }
         double t5 = now_ms();
         CHECK(fill_pattern(ptr, size, o.writeback_seed));
@@ -413,7 +426,7 @@ int main(int argc, char **argv) {
         gap();
         double t3 = now_ms();
         CUresult rc;
-        long long bad = verify_pattern(ptr, size, o.writeback_seed, &rc);
+        long long bad = verify_pattern(ptr, size, o.writeback_seed, 0, &rc);
         if (rc != CUDA_SUCCESS) die("writeback check: cuMemcpyDtoH", rc);
         if (bad >= 0) { fprintf(stderr, "driver_floor: write-back mismatch at byte %lld\n", bad); return 1; }
         double t4 = now_ms();

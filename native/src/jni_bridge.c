@@ -483,6 +483,21 @@ static jint cuda_mem_fill_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong p
     return rc;
 }
 
+/* Copies [ptr + off, ptr + off + bytes) into the staging buffer by cuMemcpyDtoH, a buffer at a time, and compares
+ * it on the CPU; *mismatch gets the byte offset (from ptr) of the first differing word, or keeps -1. */
+static CUresult copy_compare(const struct staging *st, CUdeviceptr ptr, size_t off, size_t bytes, uint64_t seed,
+                             jlong *mismatch) {
+    CUresult rc = CUDA_SUCCESS;
+    for (size_t end = off + bytes; off < end && rc == CUDA_SUCCESS && *mismatch < 0; off += st->bytes) {
+        size_t n = end - off < st->bytes ? end - off : st->bytes;
+        rc = cu.cuMemcpyDtoH(st->buf, ptr + off, n);
+        if (rc != CUDA_SUCCESS) break;
+        size_t bad = pattern_first_mismatch(st->buf, n / 8, seed, off / 8);
+        if (bad < n / 8) *mismatch = (jlong)(off + bad * 8);
+    }
+    return rc;
+}
+
 /* out[0] = byte offset of the first differing word, or -1 when every word matches. Compared on the GPU by the
  * compare kernel, its answer written into a page-locked staging buffer; through host memory (copied into the
  * staging buffer, compared on the CPU) when the context has no kernel or the staging buffer is not page-locked.
@@ -502,14 +517,25 @@ static jint cuda_mem_verify_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong
         rc = pattern_kernel_compare(compare, (CUdeviceptr)ptr, (size_t)size, (uint64_t)seed, st.buf, &bad);
         if (rc == CUDA_SUCCESS && bad >= 0) mismatch = (jlong)bad * 8;
     } else {
-        for (size_t off = 0; off < (size_t)size && rc == CUDA_SUCCESS && mismatch < 0; off += st.bytes) {
-            size_t n = (size_t)size - off < st.bytes ? (size_t)size - off : st.bytes;
-            rc = cu.cuMemcpyDtoH(st.buf, (CUdeviceptr)ptr + off, n);
-            if (rc != CUDA_SUCCESS) break;
-            size_t bad = pattern_first_mismatch(st.buf, n / 8, (uint64_t)seed, off / 8);
-            if (bad < n / 8) mismatch = (jlong)(off + bad * 8);
-        }
+        rc = copy_compare(&st, (CUdeviceptr)ptr, 0, (size_t)size, (uint64_t)seed, &mismatch);
     }
+    staging_give(ordinal, &st);
+    set_long(env, out, 0, mismatch);
+    return rc;
+}
+
+/* out[0] = byte offset (from ptr) of the first word of [ptr + offset, ptr + offset + bytes) that differs from the
+ * seed's pattern, or -1: read by a copy engine (cuMemcpyDtoH into the staging buffer) and compared on the CPU.
+ * Beside the compare kernel, which reads with the SMs, it shows that copies through the mapping see the memory. */
+static jint cuda_mem_copy_check_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong ptr, jlong offset, jlong bytes,
+                                        jlong seed, jlongArray out) {
+    if (!need_array(env, out, 1)) return -1;
+    if (bytes <= 0 || offset < 0 || ((offset | bytes) & 7) != 0) return CUDA_ERROR_INVALID_VALUE;
+    USE_DEVICE(ordinal);
+    struct staging st;
+    if (!staging_take(ordinal, (size_t)bytes, &st)) return jni_fault(env, "no host memory for the pattern staging buffer");
+    jlong mismatch = -1;
+    CUresult rc = copy_compare(&st, (CUdeviceptr)ptr, (size_t)offset, (size_t)bytes, (uint64_t)seed, &mismatch);
     staging_give(ordinal, &st);
     set_long(env, out, 0, mismatch);
     return rc;
@@ -592,6 +618,7 @@ static const JNINativeMethod cuda_methods[] = {
     {"memFillPattern", "(IJJJ)I", (void *)cuda_mem_fill_pattern},
     {"patternKernel", "(I)I", (void *)cuda_pattern_kernel},
     {"memVerifyPattern", "(IJJJ[J)I", (void *)cuda_mem_verify_pattern},
+    {"memCopyCheckPattern", "(IJJJJ[J)I", (void *)cuda_mem_copy_check_pattern},
     {"memcpyDtoDTimed", "(IJJJI[F)I", (void *)cuda_memcpy_dtod_timed},
     {"ctxSynchronize", "(I)I", (void *)cuda_ctx_synchronize},
     {"ctxRelease", "(I)I", (void *)cuda_ctx_release},

@@ -74,6 +74,12 @@ public interface CudaDriver {
     /** The value is the byte offset of the first word that differs from the seed's pattern, or -1. */
     CuCall<Long> verifyPattern(int ordinal, long ptr, long size, long seed);
 
+    /**
+     * Reads {@code bytes} at {@code offset} from {@code ptr} by a copy engine (cuMemcpyDtoH) and compares them with
+     * the seed's pattern there. The value is the byte offset from {@code ptr} of the first word that differs, or -1.
+     */
+    CuCall<Long> copyCheckPattern(int ordinal, long ptr, long offset, long bytes, long seed);
+
     /** Milliseconds for {@code iterations} device-to-device copies of {@code size} bytes on one stream. */
     CuCall<Float> copyTimed(int ordinal, long dst, long src, long size, int iterations);
 

@@ -69,6 +69,9 @@ final class CudaNative {
     /** out[0] = byte offset of the first word that differs, or -1. */
     static native int memVerifyPattern(int ordinal, long ptr, long size, long seed, long[] out);
 
+    /** out[0] = byte offset (from ptr) of the first word of the range that differs, or -1: read by cuMemcpyDtoH. */
+    static native int memCopyCheckPattern(int ordinal, long ptr, long offset, long bytes, long seed, long[] out);
+
     /** out[0] = milliseconds for all iterations of a device-to-device copy on a private stream. */
     static native int memcpyDtoDTimed(int ordinal, long dst, long src, long size, int iterations, float[] out);
 

@@ -223,6 +223,13 @@ public final class JniCudaDriver implements CudaDriver {
     }
 
     @Override
+    public CuCall<Long> copyCheckPattern(int ordinal, long ptr, long offset, long bytes, long seed) {
+        long[] out = new long[1];
+        return contexts.with(ordinal,
+                () -> call(CudaNative.memCopyCheckPattern(ordinal, ptr, offset, bytes, seed, out), out[0]));
+    }
+
+    @Override
     public CuCall<Float> copyTimed(int ordinal, long dst, long src, long size, int iterations) {
         float[] out = new float[1];
         return contexts.with(ordinal, () -> call(CudaNative.memcpyDtoDTimed(ordinal, dst, src, size, iterations, out),

@@ -71,6 +71,19 @@ public final class Mapping implements AutoCloseable {
         return driver.verifyPattern(ordinal, ptr, size, seed);
     }
 
+    /** Whether the last check on this GPU read the pattern with the GPU's SMs (the compare kernel), not a copy. */
+    public boolean checksOnGpu() {
+        return driver.patternKernel(ordinal) == 0;
+    }
+
+    /**
+     * Reads {@code bytes} at {@code offset} by a copy engine (cuMemcpyDtoH) and compares them with the seed's pattern
+     * there. Value: offset of the first word that differs, or -1.
+     */
+    public CuCall<Long> checkByCopy(long seed, long offset, long bytes) {
+        return driver.copyCheckPattern(ordinal, ptr, offset, bytes, seed);
+    }
+
     public long ptr() {
         return ptr;
     }

@@ -13,6 +13,9 @@ final class Sizes {
         if (bytes >= (1L << 20) && bytes % (1L << 20) == 0) {
             return (bytes >> 20) + " MiB";
         }
+        if (bytes >= (1L << 10) && bytes % (1L << 10) == 0) {
+            return (bytes >> 10) + " KiB";
+        }
         return bytes + " bytes";
     }
 }

@@ -144,7 +144,8 @@ class AgentsProbeEachOtherIT {
                     assertThat(s.get("cuResultName").asString()).as(name).isEqualTo("CUDA_SUCCESS");
                 }
             }
-            assertThat(text(stage(r, "verify"), "detail")).isEqualTo("read back 2 MiB (compared on the GPU by the compare kernel): pattern matches");
+            assertThat(text(stage(r, "verify"), "detail")).matches("read back 2 MiB \\(compared on the GPU by the compare "
+                    + "kernel\\), and 64 KiB at byte \\d+ by a copy engine \\(cuMemcpyDtoH\\): pattern matches");
             assertThat(text(stage(r, "writeback"), "detail"))
                     .isEqualTo("importer wrote; exporter: the exporter sees the importer's write-back pattern");
             assertThat(text(stage(r, "release"), "detail"))
@@ -198,8 +199,8 @@ class AgentsProbeEachOtherIT {
         assertThat(lines.getFirst()).startsWith("exported 2097152 bytes on local GPU 0: ok");
         assertThat(lines.get(1)).startsWith("POST /v1/imports on " + b.hostPort() + ": HTTP 200 in ");
         assertThat(lines).anyMatch(l -> l.startsWith("verify (read back through the imported mapping and compare "
-                + "with the exporter's pattern): ok CUDA_SUCCESS, read back 2 MiB (compared on the GPU by the compare kernel): "
-                + "pattern matches"));
+                + "with the exporter's pattern): ok CUDA_SUCCESS, read back 2 MiB (compared on the GPU by the compare kernel), "
+                + "and 64 KiB at byte ") && l.endsWith(" by a copy engine (cuMemcpyDtoH): pattern matches"));
         assertThat(probe("&direction=push").get("results").get(0).has("debug")).as("debug only when asked").isFalse();
     }
 
