@@ -76,6 +76,7 @@ static uint64_t *pinned;
  * the compare kernel). */
 static CUfunction fill_fn, compare_fn;
 static int copy_window = 1; /* FLOOR_VERIFY=kernel: the compare kernel alone, the agents' way before the window */
+static CUstream window_stream; /* the window's copy runs on it beside the compare kernel, as in the shim */
 
 static int env_is(const char *name) {
     const char *v = getenv(name);
@@ -93,6 +94,9 @@ static void staging_open(const char *role) {
     const char *verify = getenv("FLOOR_VERIFY");
     if (verify && !strcmp(verify, "copy")) compare_fn = NULL;
     if (verify && !strcmp(verify, "kernel")) copy_window = 0;
+    if (compare_fn && cu.cuStreamCreate && cu.cuMemcpyDtoHAsync &&
+        cu.cuStreamCreate(&window_stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
+        window_stream = NULL;
 }
 
 /* FLOOR_GAP_US=N: N microseconds between the driver work at the three points where an agent does other work
@@ -185,15 +189,21 @@ static long long copy_compare(CUdeviceptr ptr, size_t from, size_t to, uint64_t 
 
 /* Returns the offset of the first differing word, -1 when all match; *rc gets the driver's result (the compare
  * kernel's or the copy's). With `window`, as the agents' verify stage (not their write-back check), a copy engine
- * also reads one 64 KiB window where the compare kernel read the whole range. */
+ * also reads one 64 KiB window beside the compare kernel (on its own stream; after it where there is none). */
 #define COPY_WINDOW ((size_t)64 << 10)
 static long long verify_pattern(CUdeviceptr ptr, size_t size, uint64_t seed, int window, CUresult *rc) {
     if (compare_fn && pinned) {
         long long bad = -1;
-        *rc = pattern_kernel_compare(compare_fn, ptr, size, seed, pinned, &bad);
-        if (*rc != CUDA_SUCCESS || bad >= 0 || !window || !copy_window) return bad < 0 ? -1 : bad * 8;
         size_t w = size < COPY_WINDOW ? size : COPY_WINDOW, from = (size_t)(seed % (size / w)) * w;
-        return copy_compare(ptr, from, from + w, seed, rc);
+        int beside = window && copy_window && window_stream;
+        uint64_t *win = pinned + PATTERN_CHUNK / 16; /* above the kernel's answers, as in the shim */
+        CUresult wrc = beside ? cu.cuMemcpyDtoHAsync(win, ptr + from, w, window_stream) : CUDA_SUCCESS;
+        *rc = pattern_kernel_compare(compare_fn, ptr, size, seed, pinned, &bad); /* synchronises both */
+        if (*rc == CUDA_SUCCESS && wrc != CUDA_SUCCESS) *rc = wrc;
+        if (*rc != CUDA_SUCCESS || bad >= 0 || !window || !copy_window) return bad < 0 ? -1 : bad * 8;
+        if (!beside) return copy_compare(ptr, from, from + w, seed, rc);
+        size_t wbad = pattern_first_mismatch(win, w / 8, seed, from / 8);
+        return wbad < w / 8 ? (long long)(from + wbad * 8) : -1;
     }
     return copy_compare(ptr, 0, size, seed, rc);
 }

@@ -1169,6 +1169,18 @@ static int valid_stream(CUstream stream) {
     return 0;
 }
 
+/* As cuMemcpyDtoH, on a stream: the fake copies at once (model, not measured: on a GPU the copy engine runs it
+ * beside the stream's other work, and it has landed at the next synchronisation). */
+ENTRY(cuMemcpyDtoHAsync, (void *dst, CUdeviceptr src, size_t bytes, CUstream stream), (dst, src, bytes, stream)) {
+    int ordinal = current_ordinal();
+    if (ordinal < 0) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!valid_stream(stream)) return CUDA_ERROR_INVALID_HANDLE;
+    if (bytes == 0) return CUDA_SUCCESS;
+    if (!dst || !range_accessible((uintptr_t)src, bytes, ordinal, CU_MEM_ACCESS_FLAGS_PROT_READ))
+        return CUDA_ERROR_INVALID_VALUE;
+    return host_copy(dst, (const void *)(uintptr_t)src, bytes) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
 /* cuda.h: flags are CU_MEMHOSTALLOC_PORTABLE (1), DEVICEMAP (2), WRITECOMBINED (4). The fake copies from any
  * host memory alike; what this models is the ownership (a current context, freed with it) and the errors. */
 ENTRY(cuMemHostAlloc, (void **pp, size_t bytesize, unsigned int flags), (pp, bytesize, flags)) {

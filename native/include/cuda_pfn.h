@@ -56,6 +56,7 @@ typedef CUresult (*IMEXPROBE_PFN(cuLaunchKernel))(CUfunction f, unsigned int gri
                                                   unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
                                                   void **kernelParams, void **extra);
 typedef CUresult (*IMEXPROBE_PFN(cuMemcpyDtoDAsync))(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
+typedef CUresult (*IMEXPROBE_PFN(cuMemcpyDtoHAsync))(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);
 typedef CUresult (*IMEXPROBE_PFN(cuStreamCreate))(CUstream *stream, unsigned int flags);
 typedef CUresult (*IMEXPROBE_PFN(cuStreamDestroy))(CUstream stream);
 typedef CUresult (*IMEXPROBE_PFN(cuStreamSynchronize))(CUstream stream);

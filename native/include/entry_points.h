@@ -46,6 +46,7 @@
     X(cuModuleGetFunction, 2000, OPTIONAL)                \
     X(cuLaunchKernel, 4000, OPTIONAL)                     \
     X(cuMemcpyDtoDAsync, 3020, OPTIONAL)                  \
+    X(cuMemcpyDtoHAsync, 3020, OPTIONAL)                  \
     X(cuStreamCreate, 2000, OPTIONAL)                     \
     X(cuStreamDestroy, 4000, OPTIONAL)                    \
     X(cuStreamSynchronize, 2000, OPTIONAL)                \

@@ -81,6 +81,9 @@ static CUresult kernel_rc[MAX_DEVICES];
 static CUmodule kernel_module[MAX_DEVICES];
 static CUfunction kernel_fill[MAX_DEVICES];
 static CUfunction kernel_compare[MAX_DEVICES];
+/* A non-blocking stream made with the kernels, on which verify's copy-engine window runs beside the compare kernel
+ * (NULL when the driver has no cuStreamCreate or cuMemcpyDtoHAsync: the window is then copied after the kernel). */
+static CUstream kernel_stream[MAX_DEVICES];
 static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static CUresult use_device(jint ordinal) {
@@ -112,9 +115,11 @@ static jint cuda_ctx_release(JNIEnv *env, jclass cls, jint ordinal) {
         if ((staging_count[ordinal] > 0 || loaded) && cu.cuCtxSetCurrent(contexts[ordinal]) == CUDA_SUCCESS) {
             for (int i = 0; i < staging_count[ordinal]; i++) cu.cuMemFreeHost(staging_kept[ordinal][i]);
             if (loaded) cu.cuModuleUnload(kernel_module[ordinal]);
+            if (kernel_stream[ordinal]) cu.cuStreamDestroy(kernel_stream[ordinal]);
             cu.cuCtxSetCurrent(NULL);
         }
         kernel_tried[ordinal] = 0;
+        kernel_stream[ordinal] = NULL;
         pthread_mutex_unlock(&kernels_lock[ordinal]);
         staging_count[ordinal] = 0;
         context_generation[ordinal]++;
@@ -436,17 +441,23 @@ static void staging_give(jint ordinal, struct staging *st) {
 }
 
 /* The fill (compare = 0) or compare kernel of the calling thread's current context (use_device ran), loading the
- * module on first use; NULL when this context cannot have it. */
-static CUfunction pattern_kernel(jint ordinal, int compare) {
+ * module (and making the window's stream) on first use; NULL when this context cannot have it. *stream, when
+ * given, gets the window's stream or NULL. */
+static CUfunction pattern_kernel(jint ordinal, int compare, CUstream *stream) {
     pthread_mutex_lock(&kernels_lock[ordinal]);
     if (!kernel_tried[ordinal]) {
         kernel_rc[ordinal] =
             pattern_kernel_load(&kernel_module[ordinal], &kernel_fill[ordinal], &kernel_compare[ordinal]);
         kernel_tried[ordinal] = 1;
+        kernel_stream[ordinal] = NULL;
+        if (kernel_rc[ordinal] == CUDA_SUCCESS && cu.cuStreamCreate && cu.cuStreamDestroy && cu.cuMemcpyDtoHAsync &&
+            cu.cuStreamCreate(&kernel_stream[ordinal], CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
+            kernel_stream[ordinal] = NULL;
     }
     CUfunction fn = kernel_rc[ordinal] != CUDA_SUCCESS ? NULL
                     : compare                          ? kernel_compare[ordinal]
                                                        : kernel_fill[ordinal];
+    if (stream) *stream = fn ? kernel_stream[ordinal] : NULL;
     pthread_mutex_unlock(&kernels_lock[ordinal]);
     return fn;
 }
@@ -464,7 +475,7 @@ static jint cuda_pattern_kernel(JNIEnv *env, jclass cls, jint ordinal) {
 static jint cuda_mem_fill_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong ptr, jlong size, jlong seed) {
     if (size <= 0 || (size & 7) != 0) return CUDA_ERROR_INVALID_VALUE;
     USE_DEVICE(ordinal);
-    CUfunction fn = pattern_kernel(ordinal, 0);
+    CUfunction fn = pattern_kernel(ordinal, 0, NULL);
     if (fn) return pattern_kernel_fill(fn, (CUdeviceptr)ptr, (size_t)size, (uint64_t)seed);
     struct staging st;
     if (!staging_take(ordinal, (size_t)size, &st)) return jni_fault(env, "no host memory for the pattern staging buffer");
@@ -498,46 +509,58 @@ static CUresult copy_compare(const struct staging *st, CUdeviceptr ptr, size_t o
     return rc;
 }
 
-/* out[0] = byte offset of the first differing word, or -1 when every word matches. Compared on the GPU by the
- * compare kernel, its answer written into a page-locked staging buffer; through host memory (copied into the
- * staging buffer, compared on the CPU) when the context has no kernel or the staging buffer is not page-locked.
- * Measured on the H200 (docs/performance.md): 2 MiB checked in 25 us against 236 us copied and compared here. */
+/* Checks [ptr, ptr + size) against the seed's pattern. out[0] = byte offset of the first differing word, or -1.
+ * Compared on the GPU by the compare kernel, its answer written into a page-locked staging buffer; through host
+ * memory (copied into the staging buffer, compared on the CPU) when the context has no kernel or the staging buffer
+ * is not page-locked. Measured on the H200 (docs/performance.md): 2 MiB checked in 25 us against 236 us copied and
+ * compared here.
+ * Where the kernel runs and window_bytes > 0, a copy engine also reads [window_offset, + window_bytes) into the
+ * staging buffer's upper half, on the window's own stream while the kernel runs (cuMemcpyDtoHAsync; after it by
+ * cuMemcpyDtoH where there is no such stream), and the CPU compares it: out[1] = 1 when the window was read, out[2]
+ * its first differing byte offset or -1, out[3] the copy's CUresult, out[4] = 1 when it ran beside the kernel. */
 static jint cuda_mem_verify_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong ptr, jlong size, jlong seed,
-                                    jlongArray out) {
-    if (!need_array(env, out, 1)) return -1;
+                                    jlong window_offset, jlong window_bytes, jlongArray out) {
+    if (!need_array(env, out, 5)) return -1;
     if (size <= 0 || (size & 7) != 0) return CUDA_ERROR_INVALID_VALUE;
+    if (window_bytes < 0 || window_offset < 0 || ((window_offset | window_bytes) & 7) != 0 ||
+        window_bytes > (jlong)(PATTERN_CHUNK / 2) || window_offset > size - window_bytes)
+        return CUDA_ERROR_INVALID_VALUE;
     USE_DEVICE(ordinal);
-    CUfunction compare = pattern_kernel(ordinal, 1);
+    CUstream stream;
+    CUfunction compare = pattern_kernel(ordinal, 1, &stream);
     struct staging st;
     if (!staging_take(ordinal, (size_t)size, &st)) return jni_fault(env, "no host memory for the pattern staging buffer");
-    CUresult rc = CUDA_SUCCESS;
-    jlong mismatch = -1;
+    CUresult rc = CUDA_SUCCESS, window_rc = CUDA_SUCCESS;
+    jlong mismatch = -1, window_mismatch = -1, window_read = 0, beside = 0;
     if (compare && st.pinned) {
+        /* the kernel's answers fill at most PATTERN_COMPARE_BLOCKS words at the start; the window lies above them */
+        uint64_t *window = st.buf + PATTERN_CHUNK / 16;
+        CUdeviceptr from = (CUdeviceptr)ptr + (CUdeviceptr)window_offset;
+        window_read = window_bytes > 0;
+        if (window_read && stream) {
+            window_rc = cu.cuMemcpyDtoHAsync(window, from, (size_t)window_bytes, stream);
+            beside = 1;
+        }
         long long bad;
+        /* its cuCtxSynchronize waits for the window's stream too */
         rc = pattern_kernel_compare(compare, (CUdeviceptr)ptr, (size_t)size, (uint64_t)seed, st.buf, &bad);
         if (rc == CUDA_SUCCESS && bad >= 0) mismatch = (jlong)bad * 8;
+        if (rc == CUDA_SUCCESS && window_read && !stream)
+            window_rc = cu.cuMemcpyDtoH(window, from, (size_t)window_bytes);
+        if (rc == CUDA_SUCCESS && window_read && window_rc == CUDA_SUCCESS) {
+            size_t words = (size_t)window_bytes / 8;
+            size_t wbad = pattern_first_mismatch(window, words, (uint64_t)seed, (size_t)window_offset / 8);
+            if (wbad < words) window_mismatch = window_offset + (jlong)wbad * 8;
+        }
     } else {
         rc = copy_compare(&st, (CUdeviceptr)ptr, 0, (size_t)size, (uint64_t)seed, &mismatch);
     }
     staging_give(ordinal, &st);
     set_long(env, out, 0, mismatch);
-    return rc;
-}
-
-/* out[0] = byte offset (from ptr) of the first word of [ptr + offset, ptr + offset + bytes) that differs from the
- * seed's pattern, or -1: read by a copy engine (cuMemcpyDtoH into the staging buffer) and compared on the CPU.
- * Beside the compare kernel, which reads with the SMs, it shows that copies through the mapping see the memory. */
-static jint cuda_mem_copy_check_pattern(JNIEnv *env, jclass cls, jint ordinal, jlong ptr, jlong offset, jlong bytes,
-                                        jlong seed, jlongArray out) {
-    if (!need_array(env, out, 1)) return -1;
-    if (bytes <= 0 || offset < 0 || ((offset | bytes) & 7) != 0) return CUDA_ERROR_INVALID_VALUE;
-    USE_DEVICE(ordinal);
-    struct staging st;
-    if (!staging_take(ordinal, (size_t)bytes, &st)) return jni_fault(env, "no host memory for the pattern staging buffer");
-    jlong mismatch = -1;
-    CUresult rc = copy_compare(&st, (CUdeviceptr)ptr, (size_t)offset, (size_t)bytes, (uint64_t)seed, &mismatch);
-    staging_give(ordinal, &st);
-    set_long(env, out, 0, mismatch);
+    set_long(env, out, 1, window_read);
+    set_long(env, out, 2, window_mismatch);
+    set_long(env, out, 3, (jlong)window_rc);
+    set_long(env, out, 4, beside);
     return rc;
 }
 
@@ -617,8 +640,7 @@ static const JNINativeMethod cuda_methods[] = {
     {"memSetAccess", "(IJJI)I", (void *)cuda_mem_set_access},
     {"memFillPattern", "(IJJJ)I", (void *)cuda_mem_fill_pattern},
     {"patternKernel", "(I)I", (void *)cuda_pattern_kernel},
-    {"memVerifyPattern", "(IJJJ[J)I", (void *)cuda_mem_verify_pattern},
-    {"memCopyCheckPattern", "(IJJJJ[J)I", (void *)cuda_mem_copy_check_pattern},
+    {"memVerifyPattern", "(IJJJJJ[J)I", (void *)cuda_mem_verify_pattern},
     {"memcpyDtoDTimed", "(IJJJI[F)I", (void *)cuda_memcpy_dtod_timed},
     {"ctxSynchronize", "(I)I", (void *)cuda_ctx_synchronize},
     {"ctxRelease", "(I)I", (void *)cuda_ctx_release},

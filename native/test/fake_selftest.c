@@ -109,7 +109,7 @@ static int require(int ok, const char *fmt, ...) {
     X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle) X(cuMemAddressReserve)                   \
     X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess) X(cuMemcpyHtoD) X(cuMemcpyDtoH)            \
     X(cuMemHostAlloc) X(cuMemFreeHost) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)           \
-    X(cuLaunchKernel) X(cuMemcpyDtoDAsync) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)          \
+    X(cuLaunchKernel) X(cuMemcpyDtoDAsync) X(cuMemcpyDtoHAsync) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)          \
     X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)
 
 #define NVML_FNS(X)                                                                                         \
@@ -1007,6 +1007,19 @@ static void t_memory(void *arg) {
         REQUIRE_OK(d.cuMemcpyDtoH(first, va, 2 * MIB));
         REQUIRE_OK(d.cuMemcpyDtoH(second, va + 2 * MIB, 2 * MIB));
         check(memcmp(first, second, 2 * MIB) == 0, "device-to-device copy landed");
+    }
+    if (first) {
+        /* as verify's copy-engine window: a random 64 KiB of the source, on the stream, equal to a plain DtoH */
+        size_t at = (size_t)(rand() % 32) * 65536;
+        memset(first, 0, 65536);
+        EXPECT(d.cuMemcpyDtoHAsync(first, va + at, 65536, stream), CUDA_SUCCESS, "cuMemcpyDtoHAsync 64 KiB");
+        REQUIRE_OK(d.cuStreamSynchronize(stream));
+        REQUIRE_OK(d.cuMemcpyDtoH(second ? second : first, va + at, 65536));
+        check(!second || memcmp(first, second, 65536) == 0, "DtoH on a stream reads what DtoH reads");
+        EXPECT(d.cuMemcpyDtoHAsync(first, va, 64, (CUstream)(uintptr_t)0x40), CUDA_ERROR_INVALID_HANDLE,
+               "DtoH on a stream that does not exist");
+        EXPECT(d.cuMemcpyDtoHAsync(first, va + 10 * MIB, 64, stream), CUDA_ERROR_INVALID_VALUE,
+               "DtoH on a stream from an unmapped range");
     }
     free(first);
     free(second);

@@ -71,14 +71,12 @@ public interface CudaDriver {
         return -1;
     }
 
-    /** The value is the byte offset of the first word that differs from the seed's pattern, or -1. */
-    CuCall<Long> verifyPattern(int ordinal, long ptr, long size, long seed);
-
     /**
-     * Reads {@code bytes} at {@code offset} from {@code ptr} by a copy engine (cuMemcpyDtoH) and compares them with
-     * the seed's pattern there. The value is the byte offset from {@code ptr} of the first word that differs, or -1.
+     * Compares {@code size} bytes at {@code ptr} with the seed's pattern (by the compare kernel where it loads, else
+     * copied to the host); where the kernel reads it and {@code windowBytes > 0}, a copy engine reads that window at
+     * {@code windowOffset} too and the host compares it. The result is the call's (the kernel's or the copies').
      */
-    CuCall<Long> copyCheckPattern(int ordinal, long ptr, long offset, long bytes, long seed);
+    CuCall<PatternCheck> verifyPattern(int ordinal, long ptr, long size, long seed, long windowOffset, long windowBytes);
 
     /** Milliseconds for {@code iterations} device-to-device copies of {@code size} bytes on one stream. */
     CuCall<Float> copyTimed(int ordinal, long dst, long src, long size, int iterations);

@@ -66,11 +66,13 @@ final class CudaNative {
     /** 0 when the GPU's current context fills by the kernel, -1 when no fill ran in it yet, else why not (a CUresult). */
     static native int patternKernel(int ordinal);
 
-    /** out[0] = byte offset of the first word that differs, or -1. */
-    static native int memVerifyPattern(int ordinal, long ptr, long size, long seed, long[] out);
-
-    /** out[0] = byte offset (from ptr) of the first word of the range that differs, or -1: read by cuMemcpyDtoH. */
-    static native int memCopyCheckPattern(int ordinal, long ptr, long offset, long bytes, long seed, long[] out);
+    /**
+     * out[0] = byte offset of the first word that differs, or -1; where the compare kernel ran and windowBytes > 0,
+     * out[1] = 1, out[2] = the window's first differing byte offset or -1, out[3] its copy's CUresult, out[4] = 1
+     * when the copy ran beside the kernel.
+     */
+    static native int memVerifyPattern(int ordinal, long ptr, long size, long seed, long windowOffset,
+                                       long windowBytes, long[] out);
 
     /** out[0] = milliseconds for all iterations of a device-to-device copy on a private stream. */
     static native int memcpyDtoDTimed(int ordinal, long dst, long src, long size, int iterations, float[] out);

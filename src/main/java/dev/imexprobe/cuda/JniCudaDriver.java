@@ -217,16 +217,13 @@ public final class JniCudaDriver implements CudaDriver {
     }
 
     @Override
-    public CuCall<Long> verifyPattern(int ordinal, long ptr, long size, long seed) {
-        long[] out = new long[1];
-        return contexts.with(ordinal, () -> call(CudaNative.memVerifyPattern(ordinal, ptr, size, seed, out), out[0]));
-    }
-
-    @Override
-    public CuCall<Long> copyCheckPattern(int ordinal, long ptr, long offset, long bytes, long seed) {
-        long[] out = new long[1];
-        return contexts.with(ordinal,
-                () -> call(CudaNative.memCopyCheckPattern(ordinal, ptr, offset, bytes, seed, out), out[0]));
+    public CuCall<PatternCheck> verifyPattern(int ordinal, long ptr, long size, long seed, long windowOffset,
+                                              long windowBytes) {
+        long[] out = new long[5];
+        return contexts.with(ordinal, () -> {
+            int rc = CudaNative.memVerifyPattern(ordinal, ptr, size, seed, windowOffset, windowBytes, out);
+            return call(rc, new PatternCheck(out[0], out[1] == 1, out[2], CuResult.of((int) out[3]), out[4] == 1));
+        });
     }
 
     @Override

@@ -68,20 +68,16 @@ public final class Mapping implements AutoCloseable {
 
     /** Value: offset of the first word that differs from the seed's pattern, or -1. */
     public CuCall<Long> verify(long seed) {
-        return driver.verifyPattern(ordinal, ptr, size, seed);
-    }
-
-    /** Whether the last check on this GPU read the pattern with the GPU's SMs (the compare kernel), not a copy. */
-    public boolean checksOnGpu() {
-        return driver.patternKernel(ordinal) == 0;
+        CuCall<PatternCheck> c = verify(seed, 0, 0);
+        return c.ok() ? CuCall.ok(c.value().mismatch()) : CuCall.failed(c.result());
     }
 
     /**
-     * Reads {@code bytes} at {@code offset} by a copy engine (cuMemcpyDtoH) and compares them with the seed's pattern
-     * there. Value: offset of the first word that differs, or -1.
+     * Compares the whole range with the seed's pattern and, where the compare kernel reads it, has a copy engine
+     * read {@code windowBytes} at {@code windowOffset} beside it.
      */
-    public CuCall<Long> checkByCopy(long seed, long offset, long bytes) {
-        return driver.copyCheckPattern(ordinal, ptr, offset, bytes, seed);
+    public CuCall<PatternCheck> verify(long seed, long windowOffset, long windowBytes) {
+        return driver.verifyPattern(ordinal, ptr, size, seed, windowOffset, windowBytes);
     }
 
     public long ptr() {

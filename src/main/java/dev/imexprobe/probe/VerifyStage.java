@@ -1,19 +1,20 @@
 package dev.imexprobe.probe;
 
 import dev.imexprobe.cuda.CuCall;
+import dev.imexprobe.cuda.PatternCheck;
 
 /**
  * Reads the imported memory back and compares it with the exporter's pattern. Without a seed (a handle
  * another program exported) there is nothing to compare with, and the stage says so.
  *
- * <p>Where the compare kernel read it (the SMs, as jobs' kernels do), a copy engine reads one window of it too, as a
- * job's {@code cudaMemcpy} would: the two paths through the mapping are different hardware, and a node where one
- * of them does not see the exporter's memory is broken for the jobs that use it. The window moves with the seed, so
- * successive probes cover the whole range.
+ * <p>Where the compare kernel reads it (the SMs, as jobs' kernels do), a copy engine reads one window of it at the
+ * same time, as a job's {@code cudaMemcpy} would: the two paths through the mapping are different hardware, and a
+ * node where one of them does not see the exporter's memory is broken for the jobs that use it. The window moves
+ * with the seed, so successive probes cover the whole range.
  */
 public final class VerifyStage implements ProbeStage {
 
-    /** The copy engine's window: enough to prove the path, small enough to cost about 10 us (a 2 MiB copy: 0.2 ms). */
+    /** The copy engine's window: enough to prove the path, small enough to hide beside the kernel (2 MiB: 0.2 ms). */
     static final long COPY_WINDOW_BYTES = 64 * 1024;
 
     @Override
@@ -27,28 +28,28 @@ public final class VerifyStage implements ProbeStage {
             return StageOutcome.skipped("no seed: the handle was exported by another program, so its contents "
                     + "are unknown; import, map and access were checked");
         }
-        CuCall<Long> v = s.importerMapping.verify(s.seed);
+        long bytes = Math.min(COPY_WINDOW_BYTES, s.sizeBytes);
+        long offset = copyWindowOffset(s.seed, s.sizeBytes, bytes);
+        CuCall<PatternCheck> v = s.importerMapping.verify(s.seed, offset, bytes);
         if (!v.ok()) {
             return StageOutcome.failed(v.result(), "reading the imported memory" + s.importerMapping.checkWay()
                     + " returned " + v.result().name());
         }
-        if (v.value() >= 0) {
-            return StageOutcome.failed(v.result(), "pattern mismatch at byte " + v.value() + " of "
+        PatternCheck c = v.value();
+        if (c.mismatch() >= 0) {
+            return StageOutcome.failed(v.result(), "pattern mismatch at byte " + c.mismatch() + " of "
                     + Sizes.human(s.sizeBytes) + ": the mapping does not show the exporter's memory");
         }
         String read = "read back " + Sizes.human(s.sizeBytes) + s.importerMapping.checkWay();
-        if (s.importerMapping.checksOnGpu()) {
-            long bytes = Math.min(COPY_WINDOW_BYTES, s.sizeBytes);
-            long offset = copyWindowOffset(s.seed, s.sizeBytes, bytes);
-            String window = Sizes.human(bytes) + " at byte " + offset + " by a copy engine (cuMemcpyDtoH)";
-            CuCall<Long> c = s.importerMapping.checkByCopy(s.seed, offset, bytes);
-            if (!c.ok()) {
-                return StageOutcome.failed(c.result(), read + ", matching; reading " + window + " returned "
-                        + c.result().name() + ": copies through the mapping fail where the SMs' reads succeed");
+        if (c.windowRead()) {
+            String window = Sizes.human(bytes) + " at byte " + offset + " by a copy engine (" + c.windowCall() + ")";
+            if (!c.windowResult().ok()) {
+                return StageOutcome.failed(c.windowResult(), read + ", matching; reading " + window + " returned "
+                        + c.windowResult().name() + ": copies through the mapping fail where the SMs' reads succeed");
             }
-            if (c.value() >= 0) {
-                return StageOutcome.failed(c.result(), read + ", matching; reading " + window
-                        + " found a mismatch at byte " + c.value()
+            if (c.windowMismatch() >= 0) {
+                return StageOutcome.failed(v.result(), read + ", matching; reading " + window
+                        + " found a mismatch at byte " + c.windowMismatch()
                         + ": copies through the mapping do not show the exporter's memory where the SMs' reads do");
             }
             read += ", and " + window;

@@ -175,7 +175,7 @@ class InjectedFaultIT {
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "''                      | true  | (by the GPU's fill kernel) | (compared on the GPU by the compare kernel), and 64 KiB at byte * by a copy engine (cuMemcpyDtoH)",
+            "''                      | true  | (by the GPU's fill kernel) | (compared on the GPU by the compare kernel), and 64 KiB at byte * by a copy engine (cuMemcpyDtoHAsync, beside the kernel)",
             "cuModuleLoadData=218    | true  | (through host memory: the driver could not load the fill kernel, CUDA_ERROR_INVALID_PTX) | (copied into host memory by cuMemcpyDtoH and compared there: the driver could not load the compare kernel, CUDA_ERROR_INVALID_PTX)",
             "cuModuleGetFunction=500 | true  | (through host memory: the driver could not load the fill kernel, CUDA_ERROR_NOT_FOUND) | (copied into host memory by cuMemcpyDtoH and compared there: the driver could not load the compare kernel, CUDA_ERROR_NOT_FOUND)",
             "cuLaunchKernel=700      | false | writing the pattern (by the GPU's fill kernel) returned CUDA_ERROR_ILLEGAL_ADDRESS | -"})
@@ -205,14 +205,14 @@ class InjectedFaultIT {
 
     /**
      * Where the compare kernel reads the memory, a copy engine reads a window of it too: a copy through the mapping
-     * that fails (here cuMemcpyDtoH with CUDA_ERROR_ILLEGAL_ADDRESS, only the copy) fails verify with its CUresult,
+     * that fails (here cuMemcpyDtoHAsync with CUDA_ERROR_ILLEGAL_ADDRESS, only the copy) fails verify with its CUresult,
      * although the SMs read the whole range right.
      */
     @Test
     void aCopyEngineThatCannotReadTheMappingFailsVerifyWhereTheKernelsReadIt() {
         FakeMachine m = FakeMachine.h200(tmp);
         Map<String, String> env = m.env();
-        env.put("FAKECUDA_FAULTS", "cuMemcpyDtoH=700");
+        env.put("FAKECUDA_FAULTS", "cuMemcpyDtoHAsync=700");
         long seed = 1 + new java.util.Random().nextInt(1 << 30);
         try (WorkerProcess exporter = WorkerProcess.start(env, tmp.resolve("e.log"));
              WorkerProcess importer = WorkerProcess.start(env, tmp.resolve("i.log"))) {
@@ -223,7 +223,8 @@ class InjectedFaultIT {
             assertThat(stage(i, "verify", "status")).isEqualTo("failed");
             assertThat(stage(i, "verify", "cuResultName")).isEqualTo("CUDA_ERROR_ILLEGAL_ADDRESS");
             assertThat(stage(i, "verify", "detail")).matches("read back 2 MiB \\(compared on the GPU by the compare "
-                    + "kernel\\), matching; reading 64 KiB at byte \\d+ by a copy engine \\(cuMemcpyDtoH\\) returned "
+                    + "kernel\\), matching; reading 64 KiB at byte \\d+ by a copy engine \\(cuMemcpyDtoHAsync, beside the "
+                    + "kernel\\) returned "
                     + "CUDA_ERROR_ILLEGAL_ADDRESS: copies through the mapping fail where the SMs' reads succeed");
             exporter.request(new WorkerRequest.Release());
         }

@@ -145,7 +145,8 @@ class AgentsProbeEachOtherIT {
                 }
             }
             assertThat(text(stage(r, "verify"), "detail")).matches("read back 2 MiB \\(compared on the GPU by the compare "
-                    + "kernel\\), and 64 KiB at byte \\d+ by a copy engine \\(cuMemcpyDtoH\\): pattern matches");
+                    + "kernel\\), and 64 KiB at byte \\d+ by a copy engine \\(cuMemcpyDtoHAsync, beside the kernel\\): "
+                    + "pattern matches");
             assertThat(text(stage(r, "writeback"), "detail"))
                     .isEqualTo("importer wrote; exporter: the exporter sees the importer's write-back pattern");
             assertThat(text(stage(r, "release"), "detail"))
@@ -200,7 +201,8 @@ class AgentsProbeEachOtherIT {
         assertThat(lines.get(1)).startsWith("POST /v1/imports on " + b.hostPort() + ": HTTP 200 in ");
         assertThat(lines).anyMatch(l -> l.startsWith("verify (read back through the imported mapping and compare "
                 + "with the exporter's pattern): ok CUDA_SUCCESS, read back 2 MiB (compared on the GPU by the compare kernel), "
-                + "and 64 KiB at byte ") && l.endsWith(" by a copy engine (cuMemcpyDtoH): pattern matches"));
+                + "and 64 KiB at byte ") && l.endsWith(" by a copy engine (cuMemcpyDtoHAsync, beside the kernel): pattern "
+                + "matches"));
         assertThat(probe("&direction=push").get("results").get(0).has("debug")).as("debug only when asked").isFalse();
     }
 
