@@ -1,8 +1,9 @@
 /* Can the compare kernel fail, and does it agree with the host (docs/gpu-validation.md)? On one 2 MiB allocation:
  * the GPU's fill checked by the GPU's compare; the host's words (pattern.h, copied in) checked by the compare, and
  * the GPU's words checked on the host; another seed found differing at word 0; ROUNDS single words changed at random
- * places, each found at exactly that word and no other; the compare's time (p50 of 200). Exits 1 on any wrong
- * answer. Built on the GPU host with the shim's loader:
+ * places, each found at exactly that word and no other; the compare's time (p50 of 200); verify's copy-engine window
+ * (cuMemcpyDtoHAsync on a non-blocking stream, beside the compare, as the shim does): what it reads, what it adds to
+ * the compare's time, and the GPU memory the stream takes (cuMemGetInfo). Exits 1 on any wrong answer. Built on the GPU host with the shim's loader:
  *   gcc -std=c11 -D_GNU_SOURCE -O2 -Inative/include -Inative/src native/src/loader.c gpu/compare_check.c -o /tmp/cc -ldl -lpthread
  */
 #include <stdio.h>
@@ -114,6 +115,41 @@ int main(void) {
     qsort(t, 200, sizeof t[0], cmp_double);
     printf("compare of 2 MiB (launch, synchronise, %d answers read): p50 %.4f ms, p99 %.4f ms\n",
            PATTERN_COMPARE_BLOCKS, t[100], t[198]);
+
+    size_t free0, free1, total;
+    CUstream stream;
+    CHECK(cu.cuMemGetInfo(&free0, &total));
+    CHECK(cu.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+    CHECK(cu.cuMemGetInfo(&free1, &total));
+    printf("GPU memory a non-blocking stream takes (free before - after)  %lld KiB\n",
+           ((long long)free0 - (long long)free1) / 1024);
+    const size_t window = (size_t)64 << 10;
+    for (int round = 0; round < 2; round++) {
+        int right = 0;
+        for (int i = 0; i < 200; i++) {
+            size_t from = (size_t)(rand() % (int)(SIZE / window)) * window;
+            memset(host, 0, window);
+            double t0 = ms();
+            CHECK(cu.cuMemcpyDtoHAsync(host, va + from, window, stream));
+            CHECK(pattern_kernel_compare(compare, va, SIZE, seed, answer, &bad)); /* synchronises the stream too */
+            t[i] = ms() - t0;
+            if (bad == -1 && pattern_first_mismatch(host, window / 8, seed, from / 8) == window / 8) right++;
+        }
+        if (round == 1) expect("64 KiB windows read beside the compare, matching (of 200)", right, 200);
+        qsort(t, 200, sizeof t[0], cmp_double);
+        printf("compare of 2 MiB with a 64 KiB window beside it (round %d): p50 %.4f ms, p99 %.4f ms\n", round + 1,
+               t[100], t[198]);
+    }
+    for (int i = 0; i < 200; i++) {
+        size_t from = (size_t)(rand() % (int)(SIZE / window)) * window;
+        double t0 = ms();
+        CHECK(pattern_kernel_compare(compare, va, SIZE, seed, answer, &bad));
+        CHECK(cu.cuMemcpyDtoH(host, va + from, window));
+        t[i] = ms() - t0;
+    }
+    qsort(t, 200, sizeof t[0], cmp_double);
+    printf("compare of 2 MiB, then the window by cuMemcpyDtoH: p50 %.4f ms, p99 %.4f ms\n", t[100], t[198]);
+    cu.cuStreamDestroy(stream);
     cu.cuMemUnmap(va, SIZE);
     cu.cuMemAddressFree(va, SIZE);
     cu.cuMemRelease(h);
