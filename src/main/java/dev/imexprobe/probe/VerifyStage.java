@@ -14,7 +14,10 @@ import dev.imexprobe.cuda.PatternCheck;
  */
 public final class VerifyStage implements ProbeStage {
 
-    /** The copy engine's window: enough to prove the path, small enough to hide beside the kernel (2 MiB: 0.2 ms). */
+    /**
+     * The copy engine's window: enough to prove the path, small enough to cost little (measured on the H200: 0.03 ms
+     * copied after the kernel; the whole 2 MiB copied and compared: 0.2 ms).
+     */
     static final long COPY_WINDOW_BYTES = 64 * 1024;
 
     @Override
