@@ -21,8 +21,11 @@
 # mean nothing, but with TIMELINE=1 every segment outside the driver (Tomcat, JSON, the signature, the hops) is
 # measured as on the GPU host, which is how a change there can be measured before a GPU is lent
 # (docs/performance.md, "Session 2026-12-05").
+# DIRECTION=pull probes pull instead of push (the caller's agent imports; the goals are defined on push, so the
+# summary's verdicts then describe pull's figures against them, for comparison only).
 # Never calls multicast.
 set -u
+export DIRECTION=${DIRECTION:-push}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 if [ "${DRIVER:-real}" = fake ]; then
   J=${J:-${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java}
@@ -116,6 +119,7 @@ done
 PYTHONUNBUFFERED=1 timeout $((200 + WARMUP / 10)) python3 - "$COUNT" "$WARMUP" "$OUT/probe.json" $PAIRS <<'PY' 2>&1 | tee -a "$LOG"
 import http.client, json, os, socket, sys, time
 count, warmup, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+DIRECTION = os.environ["DIRECTION"]
 tags = [p.split(":")[0] for p in sys.argv[4:]]
 ROUNDS = 5
 def q(s, p): return round(s[min(len(s) - 1, int(round(p * (len(s) - 1))))], 3)
@@ -158,7 +162,7 @@ trace = [] if os.environ.get("TIMELINE") == "1" else None  # the caller's side o
 samples = {(t, wb, k): ([], [], {}, [0]) for t in tags for wb in ("false", "true") for k in ("http.client", "raw")}
 def run(tag, wb, n, keep):
     c, target = conns[tag]
-    path = f"/probe?target=127.0.0.1:{target}&direction=push&writeback={wb}&sizeBytes=2097152"
+    path = f"/probe?target=127.0.0.1:{target}&direction={DIRECTION}&writeback={wb}&sizeBytes=2097152"
     req = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
     for i in range(n):
         kind = ("http.client", "raw")[i % 2]
@@ -188,7 +192,7 @@ for (tag, wb, kind), (times, server, stages, fails) in samples.items():
     res[key] = {"build": tag, "probes": len(s), "failures": fails[0], "p50Ms": q(s, .5), "p90Ms": q(s, .9),
                 "p99Ms": q(s, .99), "agentDurationP50Ms": q(sorted(server), .5),
                 "stageP50Ms": {k: q(sorted(v), .5) for k, v in stages.items()}}
-    print(f"/probe push writeback={wb} [{tag} build, {kind} caller]: {len(s)} probes, {fails[0]} failed; p50 {q(s, .5)} ms, "
+    print(f"/probe {DIRECTION} writeback={wb} [{tag} build, {kind} caller]: {len(s)} probes, {fails[0]} failed; p50 {q(s, .5)} ms, "
           f"p90 {q(s, .9)} ms, p99 {q(s, .99)} ms; agent's own p50 {q(sorted(server), .5)} ms")
     print("  stage p50 ms:", res[key]["stageP50Ms"])
 json.dump(res, open(out, "w"), indent=1)
@@ -217,6 +221,7 @@ say "=== summary"
 python3 - "$OUT" <<'PY' 2>&1 | tee -a "$LOG"
 import json, os, sys
 out = sys.argv[1]
+DIRECTION = os.environ["DIRECTION"]
 def load(n):
     try: return json.load(open(os.path.join(out, n)))
     except Exception as e: return None
@@ -227,7 +232,7 @@ if seed: rows.append(("seed-style Python peer", seed["p50Ms"], seed["p99Ms"])); 
 if probe:
     for wb in ("false", "true"):
         p = probe.get("writeback=" + wb)
-        if p: rows.append((f"/probe push writeback={wb} ({p['failures']} failed)", p["p50Ms"], p["p99Ms"]))
+        if p: rows.append((f"/probe {DIRECTION} writeback={wb} ({p['failures']} failed)", p["p50Ms"], p["p99Ms"]))
         r = probe.get("writeback=" + wb + ":raw")
         if r: rows.append((f"  the same, raw-socket caller", r["p50Ms"], r["p99Ms"]))
         for key, o in probe.items():

@@ -436,4 +436,69 @@ class StageEngineTest {
         assertThat(r.getFirst().detail()).isEqualTo("checked");
         assertThat(r.getFirst().durationSeconds()).isGreaterThanOrEqualTo(millis / 1000.0);
     }
+
+    /** A stage that waits for {@code go} (a driver call still running), then succeeds. */
+    private static ProbeStage heldUntil(Stage name, CountDownLatch go) {
+        return stage(name, () -> {
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, StageOutcome.ok(CuResult.SUCCESS, name.label() + " done"));
+    }
+
+    @Test
+    void awaitThroughAStageReturnsItsResultsWhileTheRestOfTheListStillRuns() {
+        List<Stage> names = List.of(Stage.IMPORT, Stage.RESERVE, Stage.MAP, Stage.ACCESS, Stage.VERIFY,
+                Stage.WRITEBACK);
+        int through = new java.util.Random().nextInt(names.size() - 1);
+        CountDownLatch go = new CountDownLatch(1);
+        List<ProbeStage> stages = new java.util.ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            stages.add(i == through + 1 ? heldUntil(names.get(i), go) : ok(names.get(i), 0));
+        }
+        stages.add(new ReleaseStage());
+        StageEngine.Staged list = engine.start(session(), stages);
+
+        List<StageResult> first = list.awaitThrough(names.get(through));
+        // Returned while the stage after it is still held: the caller's own work runs beside the rest.
+        assertThat(go.getCount()).isEqualTo(1);
+        assertThat(first).extracting(StageResult::name).containsExactlyElementsOf(names.subList(0, through + 1));
+        assertThat(first).allSatisfy(r -> assertThat(r.status()).isEqualTo(StageStatus.OK));
+        go.countDown();
+        List<StageResult> all = list.await();
+        assertThat(all).hasSize(names.size() + 1);
+        assertThat(all.subList(0, through + 1)).isEqualTo(first);
+        assertThat(all.subList(0, names.size())).allSatisfy(r -> assertThat(r.status()).isEqualTo(StageStatus.OK));
+        assertThat(all.getLast().name()).isEqualTo(Stage.RELEASE);
+    }
+
+    @Test
+    void aStuckCallBeforeTheStageAwaitedEndsBothWaitsWithTheSameTimedOutList() {
+        StageEngine.Staged list = engine.start(session(), List.of(ok(Stage.IMPORT, 0), heldUntil(Stage.VERIFY,
+                unblock), ok(Stage.WRITEBACK, 0), new ReleaseStage()));
+        long t0 = System.nanoTime();
+        List<StageResult> through = list.awaitThrough(Stage.WRITEBACK);
+        // The pool's deadline is 300 ms: the verify is reported as a timeout, the write-back skipped.
+        assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(300));
+        assertThat(through).extracting(StageResult::name).containsExactly(Stage.IMPORT, Stage.VERIFY,
+                Stage.WRITEBACK, Stage.RELEASE);
+        assertThat(through.get(1).status()).isEqualTo(StageStatus.TIMEOUT);
+        assertThat(through.get(2).status()).isEqualTo(StageStatus.SKIPPED);
+        assertThat(list.await()).isEqualTo(through);
+        unblock.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> executor.stuck() == 0 && executor.active() == 0);
+    }
+
+    @Test
+    void aListAlreadyRunGivesItsResultsThroughAStageAtOnce() {
+        List<StageResult> results = List.of(StageResult.of(Stage.IMPORT, StageOutcome.ok(CuResult.SUCCESS, "i"), 1),
+                StageResult.of(Stage.WRITEBACK, StageOutcome.ok(CuResult.SUCCESS, "w"), 1),
+                StageResult.of(Stage.RELEASE, StageOutcome.ok(CuResult.SUCCESS, "r"), 1));
+        StageEngine.Staged done = StageEngine.finished(results);
+        assertThat(done.awaitThrough(Stage.WRITEBACK)).isEqualTo(results.subList(0, 2));
+        assertThat(done.awaitThrough(Stage.MAP)).as("a stage the list lacks: all of it").isEqualTo(results);
+        assertThat(done.await()).isEqualTo(results);
+    }
 }
