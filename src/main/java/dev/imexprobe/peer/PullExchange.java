@@ -14,7 +14,6 @@ import dev.imexprobe.probe.LocalAgent;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.Stage;
-import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageResult;
 import dev.imexprobe.probe.StageStatus;
 import dev.imexprobe.probe.StageStitch;
@@ -84,11 +83,9 @@ final class PullExchange extends Exchange {
         }
         stitch.add(TransferStage.of(StageStatus.OK, Math.max(0, reply.nanos() - nanos(export.stages())),
                 "handle received from " + peer.node() + " (" + reply.httpStatus() + ")"));
-        // Once our write-back is written (or skipped), the exporter checks it and releases while our release runs
-        // on the driver pool: the same overlap as push's check at the importer's answer, on this thread.
-        StageEngine.Staged importing = importer.startImport(handle, size, mine.index(), seed, writebackSeed);
-        List<StageResult> written = importing.awaitThrough(Stage.WRITEBACK);
-        StageResult write = find(written, Stage.WRITEBACK);
+        List<StageResult> local = importer.importFabric(handle, size, mine.index(), seed, writebackSeed);
+        stitch.addAllExcept(local, Stage.WRITEBACK, Stage.RELEASE);
+        StageResult write = find(local, Stage.WRITEBACK);
         StageResult check = null;
         if (write != null && write.ok()) {
             PeerCall<StageReply> v = client.verifyExport(peer.target(), export.id(), writebackSeed);
@@ -99,11 +96,8 @@ final class PullExchange extends Exchange {
                     : new StageResult(Stage.WRITEBACK, StageStatus.FAILED, null, null, v.nanos() / 1e9,
                     "the exporter could not be asked to check the write-back: " + v.detail());
         }
-        StageResult remoteRelease = remoteRelease(peer, export.id());
-        List<StageResult> local = importing.await();
-        stitch.addAllExcept(local, Stage.WRITEBACK, Stage.RELEASE);
         stitch.add(StageStitch.mergeWriteback(write, check));
-        stitch.add(StageStitch.mergeRelease(find(local, Stage.RELEASE), remoteRelease));
+        stitch.add(StageStitch.mergeRelease(find(local, Stage.RELEASE), remoteRelease(peer, export.id())));
         return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, sees(theirs.uuid()), null,
                 start, debug);
     }

@@ -56,19 +56,6 @@ public final class Importer {
                 Stage.WRITEBACK, contentsDone);
     }
 
-    /**
-     * As {@link #importFabric(FabricHandle, long, int, Long, Long)}, handed to the driver pool: the caller takes the
-     * results through the write-back ({@code awaitThrough(Stage.WRITEBACK)}) and goes on, the exporter asked to
-     * check and release, while this importer releases; then it takes the rest.
-     */
-    public StageEngine.Staged startImport(FabricHandle handle, long sizeBytes, int gpu, Long seed, Long writebackSeed) {
-        dev.imexprobe.finding.Finding refused = guard.refusal(gpu);
-        if (refused != null) {
-            return StageEngine.finished(ContextGuard.skipped(REPORTED, refused));
-        }
-        return engine.start(ProbeSession.forImport(driver, handle, sizeBytes, gpu, seed, writebackSeed), STAGES);
-    }
-
     /** A descriptor received from a process on this host; the session closes it. */
     public List<StageResult> importPosixFd(int fd, long sizeBytes, int gpu, Long seed, Long writebackSeed) {
         if (guard.refusal(gpu) != null) {

@@ -60,54 +60,24 @@ public final class StageEngine {
         List<StageResult> await();
     }
 
-    /** A list whose caller goes on once one of its stages has its result, while the rest runs on the pool. */
-    public interface Staged extends Pending {
-        /**
-         * The results up to and including {@code stage}'s, once it has one; where a stage before it passed its
-         * deadline, the whole list as {@link #await} then gives it. The rest of the list goes on meanwhile.
-         */
-        List<StageResult> awaitThrough(Stage stage);
-    }
-
-    /** A list already run (or refused before it began): both waits return at once. */
-    public static Staged finished(List<StageResult> results) {
-        return new Finished(List.copyOf(results));
-    }
-
-    private record Finished(List<StageResult> results) implements Staged {
-        @Override
-        public List<StageResult> await() {
-            return results;
-        }
-
-        @Override
-        public List<StageResult> awaitThrough(Stage stage) {
-            for (int i = 0; i < results.size(); i++) {
-                if (results.get(i).name() == stage) {
-                    return results.subList(0, i + 1);
-                }
-            }
-            return results;
-        }
-    }
-
     /**
      * Hands the list to the driver pool and returns at once, so that the caller can go on with other work (the
      * exporter reading the importer's answer while its check runs). Without a free driver thread the list runs
      * here, as {@link #run} would, before this returns.
      */
-    public Staged start(ProbeSession session, List<? extends ProbeStage> stages) {
+    public Pending start(ProbeSession session, List<? extends ProbeStage> stages) {
         return start(session, stages, null, null);
     }
 
-    private Staged start(ProbeSession session, List<? extends ProbeStage> stages, Stage after, Runnable then) {
+    private Pending start(ProbeSession session, List<? extends ProbeStage> stages, Stage after, Runnable then) {
         if (session.stuck == null && anyCallsDriver(stages)) {
             OneThread list = new OneThread(session, stages, after, then);
             if (executor.start(list::work)) {
-                return list;
+                return list::await;
             }
         }
-        return new Finished(runNow(session, stages, after, then));
+        List<StageResult> results = runNow(session, stages, after, then);
+        return () -> results;
     }
 
     private List<StageResult> runNow(ProbeSession session, List<? extends ProbeStage> stages, Stage after,
@@ -252,7 +222,7 @@ public final class StageEngine {
      * for the end, or until the running stage's deadline passes, whichever comes first. A caller that gives up
      * marks the list abandoned: the worker, once its stuck call returns, releases the session and stops.
      */
-    private final class OneThread implements Staged {
+    private final class OneThread {
 
         private final ProbeSession session;
         private final List<? extends ProbeStage> stages;
@@ -266,10 +236,6 @@ public final class StageEngine {
         private long currentSince;
         /** Read without the lock by a caller spinning for the end. */
         private volatile boolean done;
-        /** What the caller was given when it gave up on a stuck call (in either wait): the list's results for good. */
-        private List<StageResult> gaveUp;
-        /** The index of the stage a caller in {@link #awaitThrough} waits for, or -1. */
-        private int waitingThrough = -1;
         private final long submitted;
         /** When the worker took the list: for {@link Timeline#hop} only. */
         private volatile long startedAt;
@@ -324,62 +290,15 @@ public final class StageEngine {
                     doneAt = currentSince;
                     done = true;
                     finished.signalAll();
-                } else if (current - 1 == waitingThrough) {
-                    finished.signalAll(); // only then: a caller waiting for the end is not woken at every stage
                 }
                 return true;
             } finally {
                 lock.unlock();
-            }
-        }
-
-        /** On the caller's thread: without the spin of {@link #await}, as the stage's time is not estimated. */
-        @Override
-        public List<StageResult> awaitThrough(Stage stage) {
-            int through = 0;
-            while (through < stages.size() - 1 && stages.get(through).stage() != stage) {
-                through++;
-            }
-            boolean interrupted = false;
-            lock.lock();
-            try {
-                waitingThrough = through;
-                while (gaveUp == null && !done && current <= through) {
-                    interrupted = waitForStage(interrupted);
-                }
-                waitingThrough = -1;
-                return gaveUp != null ? gaveUp : List.copyOf(Arrays.asList(results).subList(0, through + 1));
-            } finally {
-                lock.unlock();
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-
-        /**
-         * Under the lock: waits for the running stage's end once, or gives up on it past its deadline (or on an
-         * interrupt) and records what the caller is given. Returns whether the caller was interrupted.
-         */
-        private boolean waitForStage(boolean interrupted) {
-            boolean driver = stages.get(current).callsDriver();
-            long left = executor.timeout().toNanos() - (System.nanoTime() - currentSince);
-            if (driver && (left <= 0 || interrupted)) {
-                gaveUp = giveUp(System.nanoTime() - currentSince);
-                return interrupted;
-            }
-            try {
-                // A stage without a driver call has no deadline (as when it ran on the caller): look again later.
-                finished.awaitNanos(driver ? left : executor.timeout().toNanos());
-                return interrupted;
-            } catch (InterruptedException e) {
-                return true;
             }
         }
 
         /** On the caller's thread. */
-        @Override
-        public List<StageResult> await() {
+        List<StageResult> await() {
             long spin = executor.spinNanos();
             Object kind = spin > 0 ? kind() : null;
             if (kind != null) {
@@ -388,11 +307,18 @@ public final class StageEngine {
             boolean interrupted = false;
             lock.lock();
             try {
-                while (gaveUp == null && !done) {
-                    interrupted = waitForStage(interrupted);
-                }
-                if (gaveUp != null) {
-                    return gaveUp;
+                while (!done) {
+                    boolean driver = stages.get(current).callsDriver();
+                    long left = executor.timeout().toNanos() - (System.nanoTime() - currentSince);
+                    if (driver && (left <= 0 || interrupted)) {
+                        return giveUp(System.nanoTime() - currentSince);
+                    }
+                    try {
+                        // A stage without a driver call has no deadline (as when it ran on the caller): look again later.
+                        finished.awaitNanos(driver ? left : executor.timeout().toNanos());
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
                 }
                 if (kind != null) {
                     expected.record(kind, doneAt - submitted);
