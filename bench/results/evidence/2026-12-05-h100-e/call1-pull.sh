@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# session 2026-12-05 e, call 1 second half (on an H100), after call1.sh in the same call (run from .gpu-bundle/ with main-classes.tgz = 5232e41):
+# session 2026-12-05 e, call 1 second half (on an H100), after ../2026-12-05-h200-d/call3.sh in the same call (run from .gpu-bundle/ with main-classes.tgz = 5232e41):
 # pull with the exporter's check and release beside the importer's release (07e561d) against 5232e41, both orders,
 # the first with the timeline; then push against 5232e41 with the floors, for goal 1, the ratio and no loss on push.
 set -u
