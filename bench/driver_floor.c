@@ -12,6 +12,9 @@
  *             also copied and compared, as the verify stage), writeback_write (a second pattern
  *             written), release_importer (cuMemUnmap + cuMemAddressFree + cuMemRelease)
  *   exporter  writeback_check (the second pattern compared), release_exporter
+ * FLOOR_ORDER=agents: the importer answers after writeback_write and releases while the exporter checks and
+ * releases, as an agent answers a push before its release (peer/PushExchange.java); the stages are timed as before
+ * and the total is still their sum. On one GPU it shows which process's work the next create follows.
  * The pattern is written by the fill kernel and checked by the compare kernel, as native/src/jni_bridge.c
  * memFillPattern / memVerifyPattern do (FLOOR_NO_KERNEL, FLOOR_VERIFY below: through one reused page-locked
  * staging buffer in 2 MiB chunks; FLOOR_PAGEABLE=1: malloc'd per call and no kernel, the way before both). Each
@@ -293,6 +296,8 @@ static double sys_ms(void) {
 
 /* ---- the importer process ----------------------------------------------------------------------------- */
 
+static int agents_order; /* FLOOR_ORDER=agents, above */
+
 static void importer(int in, int out, int ordinal, size_t size) {
     open_driver(ordinal, "importer");
     CUmemAccessDesc access = rw_access(ordinal);
@@ -323,13 +328,16 @@ static void importer(int in, int out, int ordinal, size_t size) {
         double t5 = now_ms();
         CHECK(fill_pattern(ptr, size, o.writeback_seed));
         double t6 = now_ms();
+        if (agents_order) write_all(out, (double[]){t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5},
+                                    sizeof(double) * (IMPORTER_STAGES - 1));
         CHECK(cu.cuMemUnmap(ptr, size));
         CHECK(cu.cuMemAddressFree(ptr, size));
         CHECK(cu.cuMemRelease(h));
         double t7 = now_ms();
         double got[IMPORTER_STAGES] = {t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6};
         memcpy(t, got, sizeof t);
-        write_all(out, t, sizeof t);
+        if (agents_order) write_all(out, &t[IMPORTER_STAGES - 1], sizeof(double));
+        else write_all(out, t, sizeof t);
     }
     double cpu[2] = {cpu_ms() - cpu_start, sys_ms() - sys_start};
     write_all(out, cpu, sizeof cpu);
@@ -381,6 +389,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "driver_floor: bad arguments\n");
         return 2;
     }
+    const char *order = getenv("FLOOR_ORDER");
+    agents_order = order && !strcmp(order, "agents");
     /* Fork before the driver is touched: a CUDA context does not survive fork. */
     int to_imp[2], from_imp[2];
     if (pipe(to_imp) || pipe(from_imp)) { perror("driver_floor: pipe"); return 1; }
@@ -427,8 +437,9 @@ int main(int argc, char **argv) {
         t[S_CREATE] = t1 - t0;
         t[S_EXPORT] = t2 - t1;
         write_all(to_imp[1], &o, sizeof o);
-        double imp[IMPORTER_STAGES];
-        if (!read_all(from_imp[0], imp, sizeof imp)) {
+        double imp[IMPORTER_STAGES] = {0};
+        /* In the agents' order the importer's release comes after the exporter's (below). */
+        if (!read_all(from_imp[0], imp, sizeof(double) * (IMPORTER_STAGES - agents_order))) {
             fprintf(stderr, "driver_floor: the importer process stopped (see its message above)\n");
             return 1;
         }
@@ -446,6 +457,13 @@ int main(int argc, char **argv) {
         double t5 = now_ms();
         t[S_WB_CHECK] = t4 - t3;
         t[S_REL_EXP] = t5 - t4;
+        if (agents_order) {
+            if (!read_all(from_imp[0], &imp[IMPORTER_STAGES - 1], sizeof(double))) {
+                fprintf(stderr, "driver_floor: the importer process stopped (see its message above)\n");
+                return 1;
+            }
+            t[S_REL_IMP] = imp[IMPORTER_STAGES - 1];
+        }
         if (it < 0) continue;
         double sum = 0;
         for (int s = 0; s < S_COUNT; s++) {
