@@ -6,7 +6,8 @@
 # issue-8 ratio = /probe write-back p50 / (driver floor p50 + HTTP floor p50). p50 and p99 of each.
 #   J=$(bash .gpu-bundle/unpack.sh); OUT=/tmp/out J=$J bash gpu/hotpath.sh          # about 1.5 minutes
 # COUNT probes after WARMUP (default 500 / 300) for each write-back setting, in 5 rounds. With
-# .gpu-bundle/old-classes.tgz (OLD_CLASSES) a second pair of agents from the other build is probed alternately. JFR=1 also records both agents
+# .gpu-bundle/old-classes.tgz (OLD_CLASSES) a second pair of agents from the other build is probed alternately. OLD_CLASSES=/none
+# keeps one pair on the GPU, as the judged figures are taken (docs/performance.md, "Session 2026-12-05 f"). JFR=1 also records both agents
 # (1 ms execution sampling; the bundle carries jdk.jfr): the judged figures are then under the profiler, so the
 # default is off. TIMELINE=1 records the agents' timeline events instead (dev.imexprobe.trace.Timeline, JFR's
 # default settings) and the caller's send and receive times ($OUT/caller-trace.json): python3 gpu/timeline.py $OUT
