@@ -152,8 +152,7 @@ PY
 esac
 
 # ---- the driver floor: C, the shim's own loader, built here with gcc (never by Maven) ----------------------------
-gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter -I"$root/native/include" -I"$root/native/src" \
-  "$root/native/src/loader.c" "$here/driver_floor.c" -o "$work/driver_floor" -ldl -lpthread
+bash "$here/build-floor.sh" "$work/driver_floor"
 # Half of the floor runs now, half right after the probes (Bench runs the same binary again), so that the two
 # bracket the probe measurement on a machine whose speed drifts; the ratio uses their mean.
 if [ "$quick" = 1 ]; then floor_args="--iterations 100 --warmup 10"; else floor_args="--iterations 500 --warmup 50"; fi

@@ -65,8 +65,7 @@ fi
 
 if [ "$FLOORS" = 1 ]; then
 say "=== C driver floor, before the probes"
-gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter -Inative/include -Inative/src \
-  native/src/loader.c bench/driver_floor.c -o "$OUT/driver_floor" -ldl -lpthread 2>&1 | tee -a "$LOG"
+bash bench/build-floor.sh "$OUT/driver_floor" 2>&1 | tee -a "$LOG"
 timeout 60 "$OUT/driver_floor" --iterations "$COUNT" --warmup 50 --out "$OUT/floor-before.json" 2>&1 | tee -a "$LOG"
 # The floor the way the other build (OLD_CLASSES) moves the pattern, for its own ratio, when that differs: OTHER_FLOOR
 # is the driver_floor switch (FLOOR_VERIFY=copy: the pattern copied back and compared on the host, as before 138ef47;

@@ -20,10 +20,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * {@code bench/driver_floor.c} built as {@code bench/run.sh} builds it and run on the fake driver, in its own order
- * and in the agents' ({@code FLOOR_ORDER=agents}: the importer's release is sent in a second message after the
- * exporter's check): every stage is timed, and each iteration's total is the sum of its stages, which a message
- * read out of step between the two processes would break.
+ * {@code bench/driver_floor.c} built as the bench builds it ({@code bench/build-floor.sh}, warnings as errors) and
+ * run on the fake driver, in its own order and in the agents' ({@code FLOOR_ORDER=agents}: the importer's release
+ * is sent in a second message after the exporter's check): every stage is timed, and each iteration's total is the
+ * sum of its stages, which a message read out of step between the two processes would break.
  */
 class DriverFloorIT {
 
@@ -37,9 +37,7 @@ class DriverFloorIT {
     @ValueSource(strings = {"own", "agents"})
     void everyStageIsTimedAndTheTotalIsTheirSum(String order) throws Exception {
         Path binary = tmp.resolve("driver_floor");
-        run(List.of("gcc", "-std=c11", "-D_GNU_SOURCE", "-O2", "-Wall", "-Wextra", "-Werror",
-                "-Wno-unused-parameter", "-Inative/include", "-Inative/src", "native/src/loader.c",
-                "bench/driver_floor.c", "-o", binary.toString(), "-ldl", "-lpthread"), null);
+        run(List.of("bash", "bench/build-floor.sh", binary.toString(), "-Werror"), null);
         int iterations = ThreadLocalRandom.current().nextInt(5, 16);
         Path out = tmp.resolve("floor.json");
         Files.createDirectories(tmp.resolve("state"));
