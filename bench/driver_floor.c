@@ -1,6 +1,6 @@
 /*
  * The driver floor of one probe: the driver calls a push probe makes, in two processes like two agents,
- * with nothing else — no JVM, no JNI, no HTTP, no thread pool. bench/run.sh builds it with gcc from this file
+ * with nothing else — no JVM, no JNI, no HTTP, no thread pool. bench/build-floor.sh builds it with gcc from this file
  * and native/src/loader.c (the shim's own loader: same dlopen, same cuGetProcAddress versions), and prints
  * per-stage and total percentiles as JSON.
  *
