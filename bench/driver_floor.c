@@ -25,6 +25,7 @@
  * The library comes from IMEXPROBE_CUDA_LIBRARY (the fake) or the soname libcuda.so.1, as in the agent.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +61,24 @@ static void die(const char *what, CUresult rc) {
     exit(1);
 }
 
+/* FLOOR_SET_CURRENT=1: before each call an agent makes through its own JNI native, what the shim's use_device
+ * does there (its lock taken and released, the primary context made current again); without it the floor makes the
+ * context current once. It asks what that per-call binding costs (docs/performance.md). */
+static int set_current;
+static CUcontext bound_ctx;
+static pthread_mutex_t bind_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void rebind(void) {
+    if (!set_current || !bound_ctx) return;
+    pthread_mutex_lock(&bind_lock);
+    CUcontext c = bound_ctx;
+    pthread_mutex_unlock(&bind_lock);
+    cu.cuCtxSetCurrent(c);
+}
+
 #define CHECK(call)                          \
     do {                                     \
+        rebind();                            \
         CUresult rc_ = (call);               \
         if (rc_ != CUDA_SUCCESS) die(#call, rc_); \
     } while (0)
@@ -226,6 +243,8 @@ static void open_driver(int ordinal, const char *role) {
     CHECK(cu.cuDeviceGet(&dev, ordinal));
     CHECK(cu.cuDevicePrimaryCtxRetain(&ctx, dev));
     CHECK(cu.cuCtxSetCurrent(ctx));
+    set_current = env_is("FLOOR_SET_CURRENT");
+    bound_ctx = ctx;
     staging_open(role);
     gap_open();
 }
@@ -322,6 +341,7 @@ static void importer(int in, int out, int ordinal, size_t size) {
         double t3 = now_ms();
         CHECK(cu.cuMemSetAccess(ptr, size, &access, 1));
         double t4 = now_ms();
+        rebind();
         long long bad = verify_pattern(ptr, size, o.seed, 1, &rc);
         if (rc != CUDA_SUCCESS) die("verify", rc);
         if (bad >= 0) { fprintf(stderr, "driver_floor: pattern mismatch at byte %lld\n", bad); exit(1); }
@@ -446,6 +466,7 @@ int main(int argc, char **argv) {
         gap();
         double t3 = now_ms();
         CUresult rc;
+        rebind();
         long long bad = verify_pattern(ptr, size, o.writeback_seed, 0, &rc);
         if (rc != CUDA_SUCCESS) die("writeback check: cuMemcpyDtoH", rc);
         if (bad >= 0) { fprintf(stderr, "driver_floor: write-back mismatch at byte %lld\n", bad); return 1; }

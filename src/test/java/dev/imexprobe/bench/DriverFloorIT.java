@@ -4,7 +4,7 @@ import dev.imexprobe.testing.NativeBuild;
 
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -12,6 +12,7 @@ import tools.jackson.databind.json.JsonMapper;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +23,10 @@ import static org.assertj.core.api.Assertions.within;
 /**
  * {@code bench/driver_floor.c} built as the bench builds it ({@code bench/build-floor.sh}, warnings as errors) and
  * run on the fake driver, in its own order and in the agents' ({@code FLOOR_ORDER=agents}: the importer's release
- * is sent in a second message after the exporter's check): every stage is timed, and each iteration's total is the
- * sum of its stages, which a message read out of step between the two processes would break.
+ * is sent in a second message after the exporter's check), with the context bound before every call
+ * ({@code FLOOR_SET_CURRENT=1}), and as a JNI library inside a JVM ({@code FloorInJvm}, the importer a fork of that
+ * JVM): every stage is timed, and each iteration's total is the sum of its stages, which a message read out of step
+ * between the two processes would break.
  */
 class DriverFloorIT {
 
@@ -34,17 +37,29 @@ class DriverFloorIT {
     Path tmp;
 
     @ParameterizedTest
-    @ValueSource(strings = {"own", "agents"})
-    void everyStageIsTimedAndTheTotalIsTheirSum(String order) throws Exception {
-        Path binary = tmp.resolve("driver_floor");
-        run(List.of("bash", "bench/build-floor.sh", binary.toString(), "-Werror"), null);
+    @CsvSource({"own, binary, 0", "agents, binary, 0", "own, binary, 1", "agents, jvm, 0"})
+    void everyStageIsTimedAndTheTotalIsTheirSum(String order, String how, String setCurrent) throws Exception {
+        boolean jvm = how.equals("jvm");
+        Path built = tmp.resolve(jvm ? "libfloor.so" : "driver_floor");
+        run(List.of("bash", "bench/build-floor.sh", built.toString(), "-Werror"), null, null);
         int iterations = ThreadLocalRandom.current().nextInt(5, 16);
         Path out = tmp.resolve("floor.json");
         Files.createDirectories(tmp.resolve("state"));
         Files.createDirectories(tmp.resolve("channels"));
         Files.writeString(tmp.resolve("channels/channel0"), "");
-        run(List.of(binary.toString(), "--iterations", Integer.toString(iterations), "--warmup", "2",
-                "--out", out.toString()), order);
+        List<String> args = List.of("--iterations", Integer.toString(iterations), "--warmup", "2", "--out",
+                out.toString());
+        List<String> cmd = new ArrayList<>();
+        if (jvm) {
+            cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "--enable-native-access=ALL-UNNAMED", "-XX:-UsePerfData", "-cp",
+                    Path.of("target", "imexprobe-bench.jar").toString(), FloorInJvm.class.getName(),
+                    built.toString()));
+        } else {
+            cmd.add(built.toString());
+        }
+        cmd.addAll(args);
+        run(cmd, order, setCurrent);
 
         JsonNode f = JsonMapper.builder().build().readTree(out.toFile());
         assertThat(f.path("fake").asBoolean()).isTrue();
@@ -63,7 +78,7 @@ class DriverFloorIT {
         assertThat(f.path("total").path("mean").asDouble()).isCloseTo(sumOfMeans, within(1e-4));
     }
 
-    private void run(List<String> cmd, String order) throws Exception {
+    private void run(List<String> cmd, String order, String setCurrent) throws Exception {
         Path log = tmp.resolve("run.log");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         if (order != null) {
@@ -73,6 +88,7 @@ class DriverFloorIT {
             pb.environment().put("FAKECUDA_STATE_DIR", tmp.resolve("state").toString());
             pb.environment().put("FAKECUDA_CHANNEL_DIR", tmp.resolve("channels").toString());
             pb.environment().put("FLOOR_ORDER", order);
+            pb.environment().put("FLOOR_SET_CURRENT", setCurrent);
             pb.environment().remove("FAKECUDA_FAULTS");
             pb.environment().remove("CUDA_VISIBLE_DEVICES");
         }
