@@ -16,7 +16,7 @@ floor() { # variant round
   local v=$1 r=$2 bind=0; [[ $v == *bind ]] && bind=1
   local args="--iterations 1000 --warmup 100 --out $W/floor-$v-$r.json"
   if [[ $v == jvm* ]]; then
-    FLOOR_SET_CURRENT=$bind timeout 60 $J $JF -cp .gpu-bundle/imexprobe-bench.jar dev.imexprobe.bench.FloorInJvm .gpu-bundle/libfloorjvm.so $args 2>&1 | grep -v WARNING
+    FLOOR_SET_CURRENT=$bind timeout 60 $J $JF -cp .gpu-bundle/imexprobe-bench.jar dev.imexprobe.bench.FloorInJvm .gpu-bundle/libfloorjvm.so $args
   else
     FLOOR_SET_CURRENT=$bind timeout 60 $W/driver_floor $args
   fi
