@@ -23,6 +23,7 @@ import java.util.TreeMap;
 public class StageCost {
 
     static final Map<String, long[]> CALLS = new TreeMap<>();
+    static final ThreadLocal<int[]> SEQ = ThreadLocal.withInitial(() -> new int[1]);
 
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[0]);
@@ -37,8 +38,14 @@ public class StageCost {
                         throw e.getCause();
                     } finally {
                         long d = System.nanoTime() - t0;
+                        // the self-probe's calls come in a fixed order from memCreate on: number them
+                        int[] seq = SEQ.get();
+                        if (m.getName().equals("memCreate")) {
+                            seq[0] = 0;
+                        }
+                        String key = String.format("%02d %s", seq[0]++, m.getName());
                         synchronized (CALLS) {
-                            long[] c = CALLS.computeIfAbsent(m.getName(), k -> new long[2]);
+                            long[] c = CALLS.computeIfAbsent(key, k -> new long[2]);
                             c[0]++;
                             c[1] += d;
                         }
@@ -77,9 +84,9 @@ public class StageCost {
                 });
                 System.out.println(b);
                 if (proxy) {
-                    StringBuilder m = new StringBuilder("  calls mean us (per probe):");
+                    StringBuilder m = new StringBuilder("  calls in order, mean us (per probe):");
                     synchronized (CALLS) {
-                        CALLS.forEach((k, c) -> m.append(String.format(" %s %.1f (%.2f)", k, c[1] / 1e3 / c[0],
+                        CALLS.forEach((k, c) -> m.append(String.format("%n    %s %.1f (%.2f)", k, c[1] / 1e3 / c[0],
                                 c[0] / (double) n)));
                     }
                     System.out.println(m);
