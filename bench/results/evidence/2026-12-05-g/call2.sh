@@ -3,7 +3,9 @@
 # context bound before every call, but `check --repeat` 0.07 ms slower in create and 0.02 in export. StageCost.java
 # (compiled into .gpu-bundle/sc) runs the self-probe's stages in a loop (1000 after 200) with a driver pool of 2 and
 # of 1 thread, and with every CudaDriver call timed through a proxy (variants ending in p): what of a stage is the
-# driver calls. Under the agents' flags (C1 only) and under the JVM's default (C2).
+# driver calls. Under the agents' flags (C1 only) and under the JVM's default (C2). Then the agents themselves with
+# one driver thread beside a pair with the default 16 (gpu/hotpath.sh VARIANTS, both orders): the pool wakes its
+# longest-idle thread (probe/WakeQueue), so each hop's first calls come from a thread that has been idle longest.
 set -u
 W=/tmp/w-g2-$$; rm -rf $W; mkdir -p $W
 D=/dev/nvidia-caps-imex-channels; mkdir -p $D; MAJ=$(awk '$2=="nvidia-caps-imex-channels"{print $1}' /proc/devices); [ -e $D/channel0 ] || mknod -m 666 $D/channel0 c $MAJ 0
@@ -17,5 +19,9 @@ run() { # name flags variants
 run c1-a "$C1" t2,t1,t2p,t1p
 run c2-a "-XX:+UseSerialGC" t2,t2p
 run c1-b "$C1" t1p,t2p,t1,t2
+for o in normal reverse; do
+  OUT=$W/t1-$o COUNT=1000 FLOORS=0 OLD_CLASSES=/none ORDER=$o VARIANTS="t1:IMEXPROBE_DRIVER_THREADS=1" timeout 200 bash gpu/hotpath.sh > $W/t1-$o.out 2>&1; echo "== t1-$o exit $?"
+  grep -E "^/probe push|stage p50" $W/t1-$o/hotpath.log | cut -c1-230
+done
 date -u; nvidia-smi --query-gpu=memory.used --format=csv,noheader
 tar -C $W -czf $OUT/all.tgz . ; ls -la $OUT
