@@ -16,13 +16,16 @@ JNIEXPORT jint JNICALL Java_dev_imexprobe_bench_FloorInJvm_run(JNIEnv *env, jcla
     char **argv = calloc((size_t)n + 2, sizeof(char *));
     if (!argv) return 1;
     argv[0] = "driver_floor";
-    for (jsize i = 0; i < n; i++) {
+    int rc = 0;
+    for (jsize i = 0; i < n && rc == 0; i++) {
         jstring s = (jstring)(*env)->GetObjectArrayElement(env, args, i);
         const char *utf = s ? (*env)->GetStringUTFChars(env, s, NULL) : NULL;
         argv[i + 1] = strdup(utf ? utf : "");
         if (utf) (*env)->ReleaseStringUTFChars(env, s, utf);
+        if (s) (*env)->DeleteLocalRef(env, s);
+        if (!argv[i + 1]) rc = 1;
     }
-    int rc = imexprobe_floor_main((int)n + 1, argv);
+    if (rc == 0) rc = imexprobe_floor_main((int)n + 1, argv);
     for (jsize i = 0; i < n; i++) free(argv[i + 1]);
     free(argv);
     return rc;
