@@ -81,6 +81,7 @@ class DriverFloorIT {
     private void run(List<String> cmd, String order, String setCurrent) throws Exception {
         Path log = tmp.resolve("run.log");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home")); // the JNI library's headers: this JDK's
         if (order != null) {
             Path fake = NativeBuild.fakeDir();
             pb.environment().put("IMEXPROBE_CUDA_LIBRARY", fake.resolve("libcuda.so.1").toString());
