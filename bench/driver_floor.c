@@ -22,6 +22,8 @@
  * bench calls JNI overhead.
  *
  * usage: driver_floor [--iterations N] [--warmup W] [--size BYTES] [--gpu ORDINAL] [--out FILE]
+ * (or inside a JVM: bench/build-floor.sh LIB.so builds this file into a JNI library, bench/floor_jni.c, that
+ * dev.imexprobe.bench.FloorInJvm runs with the same arguments)
  * The library comes from IMEXPROBE_CUDA_LIBRARY (the fake) or the soname libcuda.so.1, as in the agent.
  */
 #include <errno.h>
