@@ -81,16 +81,49 @@ public final class DriverExecutor implements AutoCloseable {
         }
         AtomicInteger n = new AtomicInteger();
         ThreadFactory factory = r -> {
-            Thread t = new Thread(r, "driver-" + n.incrementAndGet());
+            Thread t = new DriverThread(this, r, "driver-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
         };
         this.spinNanos = Math.max(0, spin.toNanos());
         this.queue = new WakeQueue(threads * 4, this::spinNanos);
+        // All threads start now and are kept while idle: the queue hands work to the one that ran last, and a pool
+        // below its core size would start a fresh thread for each new task instead (so would one that let idle
+        // threads end). Parked, they cost their stacks only.
         this.pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, queue, factory,
-                new ThreadPoolExecutor.AbortPolicy());
-        this.pool.allowCoreThreadTimeOut(true);
+                new ThreadPoolExecutor.AbortPolicy()) {
+            @Override
+            protected void afterExecute(Runnable r, Throwable t) {
+                if (t == null) {
+                    queue.finished();
+                } else {
+                    queue.leaving(); // a worker whose task threw ends instead of looking at the queue again
+                }
+            }
+        };
         this.timeout = timeout;
+        this.pool.prestartAllCoreThreads();
+    }
+
+    /** A thread of this pool's. */
+    private static final class DriverThread extends Thread {
+        final DriverExecutor pool;
+
+        DriverThread(DriverExecutor pool, Runnable r, String name) {
+            super(r, name);
+            this.pool = pool;
+        }
+    }
+
+    /**
+     * Called by a task on this pool's thread just before it lets its caller go on, when all that is left of it
+     * are returns: work the caller submits next then goes to this thread rather than waking another. A no-op on
+     * any other thread.
+     */
+    void returning() {
+        if (Thread.currentThread() instanceof DriverThread t && t.pool == this) {
+            queue.finished();
+        }
     }
 
     /**

@@ -288,6 +288,7 @@ public final class StageEngine {
                 currentSince = System.nanoTime();
                 if (current == stages.size()) {
                     doneAt = currentSince;
+                    executor.returning(); // what the caller submits next waits for this thread, the one that ran last
                     done = true;
                     finished.signalAll();
                 }

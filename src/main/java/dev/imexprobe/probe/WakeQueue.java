@@ -27,10 +27,23 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
     private final AtomicInteger count = new AtomicInteger();
     private final int capacity;
     private final LongSupplier spinNanos;
-    /** Idle workers parked for a task, the longest-idle first (as the JDK's queues: none idles into its timeout). */
+    /**
+     * Idle workers parked for a task, in the order they parked. The most recently parked is woken first: on an
+     * H100 a self-probe's driver calls took 0.63–0.73 times as long from one thread as alternating between two,
+     * cuMemCreate under half (docs/performance.md, session 2026-12-05 h). The others stay parked: {@link
+     * DriverExecutor} keeps its threads, since a pool below its core size starts a fresh thread for each new task.
+     */
     private final ConcurrentLinkedDeque<Thread> parked = new ConcurrentLinkedDeque<>();
     /** Workers spinning for a task: an offer wakes nobody while one does (the spinner passes on what it leaves). */
     private final AtomicInteger spinning = new AtomicInteger();
+    /**
+     * Workers between a finished task and their next look at the queue ({@link #finished}): an offer wakes nobody
+     * while one is, since that worker, the one that ran last, takes the task (and passes on what it leaves).
+     */
+    private final AtomicInteger returning = new AtomicInteger();
+    private final ThreadLocal<boolean[]> owesReturn = ThreadLocal.withInitial(() -> new boolean[1]);
+    /** An announcement made while a worker was returning: that worker spins for it when it is back. */
+    private volatile boolean armReturning;
     /** The worker woken for an announced task, and when it spins for it (System.nanoTime). */
     private final AtomicReference<Thread> armed = new AtomicReference<>();
     private volatile long spinFrom;
@@ -55,7 +68,12 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
         spinUntil = now + Math.max(inNanos, 0) + spin;
         Thread t = armed.get();
         if (t == null) {
-            t = parked.pollFirst();
+            if (returning.get() > 0) {
+                armReturning = true;
+                return;
+            }
+            armReturning = false;
+            t = parked.pollLast();
             if (t == null) {
                 return;
             }
@@ -78,11 +96,37 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
         return true;
     }
 
+    /**
+     * The calling worker is about to finish its task and will look at the queue next, with nothing on the way that
+     * can block. Until it does, an offered task waits for it instead of waking another: the driver's calls stay on
+     * one thread when a caller submits its next list the moment the last one ended. Once per task; a second call
+     * before the worker looks again counts nothing.
+     */
+    void finished() {
+        boolean[] owes = owesReturn.get();
+        if (!owes[0]) {
+            owes[0] = true;
+            returning.incrementAndGet();
+        }
+    }
+
+    /** The calling worker, though {@link #finished}, will not look at the queue again (its task threw: it ends). */
+    void leaving() {
+        boolean[] owes = owesReturn.get();
+        if (owes[0]) {
+            owes[0] = false;
+            returning.decrementAndGet();
+            if (!items.isEmpty()) {
+                wakeOne(); // offered meanwhile for this worker to take
+            }
+        }
+    }
+
     private void wakeOne() {
-        if (spinning.get() > 0) {
+        if (spinning.get() > 0 || returning.get() > 0) {
             return;
         }
-        Thread t = parked.pollFirst();
+        Thread t = parked.pollLast();
         if (t != null) {
             LockSupport.unpark(t);
         }
@@ -101,6 +145,24 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
     public Runnable poll(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         Thread me = Thread.currentThread();
+        boolean[] owes = owesReturn.get();
+        if (owes[0]) {
+            Runnable r = poll();
+            owes[0] = false;
+            returning.decrementAndGet();
+            if (r == null) {
+                r = poll(); // offered after the first look: its offer saw this worker returning and woke nobody
+            }
+            if (r != null) {
+                if (!items.isEmpty()) {
+                    wakeOne(); // more came meanwhile: each wakes a worker as it would have
+                }
+                return r;
+            }
+            if (armReturning && armed.compareAndSet(null, me)) {
+                armReturning = false; // announced meanwhile: this worker spins for it
+            }
+        }
         for (;;) {
             if (Thread.interrupted()) {
                 armed.compareAndSet(me, null);

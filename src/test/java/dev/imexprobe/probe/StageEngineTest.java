@@ -204,6 +204,22 @@ class StageEngineTest {
         });
     }
 
+    /** The one thread of {@code one} busy until {@code hold} opens, and its queue (4 tasks) full behind it. */
+    private static void fill(DriverExecutor one, CountDownLatch hold) throws InterruptedException {
+        CountDownLatch busy = new CountDownLatch(1);
+        for (int i = 0; i < 5; i++) {
+            assertThat(one.start(() -> {
+                busy.countDown();
+                try {
+                    hold.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            })).isTrue();
+            assertThat(busy.await(10, TimeUnit.SECONDS)).as("the first task runs before the queue fills").isTrue();
+        }
+    }
+
     @Test
     void aFullPoolAnswersDriverBusyWithoutRunningAnything() throws Exception {
         DriverExecutor one = new DriverExecutor(1, Duration.ofMillis(300));
@@ -211,15 +227,7 @@ class StageEngineTest {
         CountDownLatch hold = new CountDownLatch(1);
         try {
             // One thread busy and its queue (4 tasks) full: nothing more is accepted.
-            for (int i = 0; i < 5; i++) {
-                assertThat(one.start(() -> {
-                    try {
-                        hold.await(30, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                })).isTrue();
-            }
+            fill(one, hold);
             List<StageResult> r = small.run(session(), List.of(ok(Stage.IMPORT, 0), ok(Stage.MAP, 0), new ReleaseStage()));
             assertThat(r.get(0).status()).isEqualTo(StageStatus.TIMEOUT);
             assertThat(r.get(0).detail()).startsWith("driver busy: all 1 driver threads are taken");
@@ -244,15 +252,7 @@ class StageEngineTest {
         StageEngine small = new StageEngine(one);
         CountDownLatch hold = new CountDownLatch(1);
         try {
-            for (int i = 0; i < 5; i++) { // one thread busy and its queue full: the list is refused
-                assertThat(one.start(() -> {
-                    try {
-                        hold.await(30, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                })).isTrue();
-            }
+            fill(one, hold); // the list is refused
             ProbeStage freeThePool = new ProbeStage() { // runs on the caller: lets the held tasks finish
                 @Override
                 public Stage stage() {
