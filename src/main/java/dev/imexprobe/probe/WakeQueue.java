@@ -154,10 +154,7 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
                 r = poll(); // offered after the first look: its offer saw this worker returning and woke nobody
             }
             if (r != null) {
-                if (!items.isEmpty()) {
-                    wakeOne(); // more came meanwhile: each wakes a worker as it would have
-                }
-                return r;
+                return taken(r);
             }
             if (armReturning && armed.compareAndSet(null, me)) {
                 armReturning = false; // announced meanwhile: this worker spins for it
@@ -171,7 +168,7 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
             Runnable r = poll();
             if (r != null) {
                 armed.compareAndSet(me, null);
-                return r;
+                return taken(r);
             }
             long now = System.nanoTime();
             long wait = deadline - now;
@@ -184,7 +181,7 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
                     r = spin(until);
                     if (r != null) {
                         armed.compareAndSet(me, null);
-                        return r;
+                        return taken(r);
                     }
                     continue;
                 } else {
@@ -200,7 +197,7 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
             if (r != null) {
                 parked.remove(me);
                 armed.compareAndSet(me, null);
-                return r;
+                return taken(r);
             }
             LockSupport.parkNanos(this, wait);
             parked.remove(me); // still there unless an offer or an announcement took it to wake it
@@ -220,8 +217,16 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
         if (r == null) {
             r = poll(); // offered just as the spinning ended: the offer saw a spinner and woke nobody
         }
+        return r;
+    }
+
+    /**
+     * A worker took {@code r}; if more wait, it wakes one more worker. Offers made while a worker spun or returned
+     * woke nobody, so each taker passes one on, and the next does the same: none waits while a worker is idle.
+     */
+    private Runnable taken(Runnable r) {
         if (!items.isEmpty()) {
-            wakeOne(); // more came while spinning: each wakes a worker as it would have
+            wakeOne();
         }
         return r;
     }

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -127,6 +128,43 @@ class WakeQueueTest {
         Runnable task = new Task("announced");
         assertThat(q.offer(task)).isTrue();
         assertThat(whoTook(taken, task)).isEqualTo(n - 1);
+    }
+
+    @Test
+    void tasksOfferedWhileAWorkerReturnsAreEachTakenUpByAnIdleWorker() throws Exception {
+        WakeQueue q = new WakeQueue(16, () -> 0);
+        int idle = ThreadLocalRandom.current().nextInt(2, 6);
+        List<CompletableFuture<Runnable>> taken = parkWorkers(q, idle);
+        // A worker that finished a task and has not looked at the queue yet: offers meanwhile wake nobody.
+        CountDownLatch marked = new CountDownLatch(1);
+        CountDownLatch look = new CountDownLatch(1);
+        CompletableFuture<Runnable> returner = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            q.finished();
+            marked.countDown();
+            try {
+                look.await();
+                returner.complete(q.poll(60, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                returner.completeExceptionally(e);
+            }
+        }, "returning");
+        t.setDaemon(true);
+        workers.add(t);
+        t.start();
+        assertThat(marked.await(10, TimeUnit.SECONDS)).isTrue();
+        List<Runnable> tasks = new ArrayList<>();
+        for (int i = 0; i <= idle; i++) {
+            tasks.add(new Task("task-" + i));
+            assertThat(q.offer(tasks.getLast())).isTrue();
+        }
+        look.countDown();
+        // Each worker takes one and none polls again, so every task but the first needs an idle worker woken.
+        assertThat(returner.get(10, TimeUnit.SECONDS)).isSameAs(tasks.getFirst());
+        for (Runnable task : tasks.subList(1, tasks.size())) {
+            whoTook(taken, task);
+        }
+        assertThat(q.size()).isZero();
     }
 
     @Test
