@@ -342,7 +342,23 @@ public final class DriverExecutor implements AutoCloseable {
 
     @Override
     public void close() {
-        pool.shutdownNow();
+        // New work is refused; what was handed over runs to its end, for a queued list may be the release of what a
+        // probe holds (an exporter's check and release, waiting while the agent stops). Calls stuck in the driver
+        // never end: the wait stops once only they are left, and at the latest after one deadline.
+        pool.shutdown();
         cleanup.shutdown();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            while (!pool.awaitTermination(10, TimeUnit.MILLISECONDS)) {
+                boolean onlyStuck = queue.isEmpty() && pool.getActiveCount() <= stuck();
+                if (onlyStuck || System.nanoTime() - deadline >= 0) {
+                    break;
+                }
+            }
+            cleanup.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        pool.shutdownNow();
     }
 }
