@@ -2,7 +2,9 @@ package dev.imexprobe.mesh;
 
 import dev.imexprobe.probe.PairResult;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -15,7 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>/probe records after its answer ({@link #recordAfter}, on one recorder thread, in order) so that its caller
  * does not wait for the metrics; whoever reads what is recorded (the web layer, before any request but the
- * probe's own two) first calls {@link #drain}, so a read right after a /probe still sees its result.
+ * probe's own two) first calls {@link #drain}, so a read right after a /probe still sees its result. The direct
+ * route promises its batch before its answer goes out and hands it over after ({@link #promise}): the hand-off
+ * wakes the recorder thread, which its caller then does not wait for either.
  */
 public final class ProbeRecorder implements AutoCloseable {
 
@@ -28,9 +32,11 @@ public final class ProbeRecorder implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
-    /** Batches handed to the recorder thread, and the last one it finished (it runs them in order). */
-    private final AtomicLong handed = new AtomicLong();
+    /** Batches promised, and the highest number up to which every batch is recorded. */
+    private final AtomicLong promised = new AtomicLong();
     private volatile long finished;
+    /** Under progress: batches recorded past finished (handed over before an earlier promise was kept). */
+    private final Set<Long> ahead = new HashSet<>();
     private final Object progress = new Object();
 
     /** Something that wants every result (the metrics). */
@@ -70,36 +76,60 @@ public final class ProbeRecorder implements AutoCloseable {
      * in the order given. A reader calls {@link #drain} first.
      */
     public void recordAfter(List<PairResult> results) {
-        long n = handed.incrementAndGet();
-        try {
-            later.execute(() -> {
-                try {
-                    results.forEach(this::record);
-                } finally {
-                    synchronized (progress) {
-                        finished = n;
-                        progress.notifyAll();
-                    }
-                }
-            });
-        } catch (RejectedExecutionException e) { // closing: record here
+        promise().record(results);
+    }
+
+    /**
+     * A batch to come: readers that {@link #drain} from now on wait for it (at most 2 s), so its results may be
+     * handed over after the answer that carries them is out. Whoever takes a promise keeps it, in a finally.
+     */
+    public Promise promise() {
+        return new Promise(promised.incrementAndGet());
+    }
+
+    /** One batch of results, promised; {@link #record} hands it to the recorder thread. */
+    public final class Promise {
+        private final long n;
+        private boolean kept;
+
+        private Promise(long n) {
+            this.n = n;
+        }
+
+        /** Hands the results over (none when the probe answered with an error); only the first call counts. */
+        public void record(List<PairResult> results) {
+            if (kept) {
+                return;
+            }
+            kept = true;
             try {
-                results.forEach(this::record);
-            } finally {
-                synchronized (progress) {
-                    finished = Math.max(finished, n);
-                    progress.notifyAll();
+                later.execute(() -> recordBatch(n, results));
+            } catch (RejectedExecutionException e) { // closing: record here
+                recordBatch(n, results);
+            }
+        }
+    }
+
+    private void recordBatch(long n, List<PairResult> results) {
+        try {
+            results.forEach(this::record);
+        } finally {
+            synchronized (progress) {
+                ahead.add(n);
+                while (ahead.remove(finished + 1)) {
+                    finished = finished + 1;
                 }
+                progress.notifyAll();
             }
         }
     }
 
     /**
-     * Returns once every result handed to {@link #recordAfter} before this call is recorded (at most 2 s): a
-     * barrier for readers of the mesh state and the metrics. Free when nothing is pending.
+     * Returns once every batch promised before this call is recorded (at most 2 s): a barrier for readers of the
+     * mesh state and the metrics. Free when nothing is pending.
      */
     public void drain() {
-        long target = handed.get();
+        long target = promised.get();
         if (finished >= target) {
             return;
         }

@@ -146,27 +146,22 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         Thread me = Thread.currentThread();
         boolean[] owes = owesReturn.get();
-        if (owes[0]) {
-            Runnable r = poll();
-            owes[0] = false;
-            returning.decrementAndGet();
-            if (r == null) {
-                r = poll(); // offered after the first look: its offer saw this worker returning and woke nobody
-            }
-            if (r != null) {
-                return taken(r);
-            }
-            if (armReturning && armed.compareAndSet(null, me)) {
-                armReturning = false; // announced meanwhile: this worker spins for it
-            }
+        // A returning worker stays counted as returning until it is in `parked` (or has a task, or spins): an offer
+        // in between wakes nobody, and this worker's look after it joined `parked` finds the task. Counted out
+        // earlier, such an offer woke the last parked worker instead, which then parked again behind this one: the
+        // next list went to it, and one caller's lists moved between two threads.
+        if (owes[0] && armReturning && armed.compareAndSet(null, me)) {
+            armReturning = false; // announced while it returned: this worker spins for it
         }
         for (;;) {
             if (Thread.interrupted()) {
+                settle(owes);
                 armed.compareAndSet(me, null);
                 throw new InterruptedException();
             }
             Runnable r = poll();
             if (r != null) {
+                settle(owes);
                 armed.compareAndSet(me, null);
                 return taken(r);
             }
@@ -178,7 +173,7 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
                 if (now - until >= 0) {
                     armed.compareAndSet(me, null);
                 } else if (now - from >= 0) {
-                    r = spin(until);
+                    r = spin(until, owes);
                     if (r != null) {
                         armed.compareAndSet(me, null);
                         return taken(r);
@@ -189,10 +184,12 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
                 }
             }
             if (deadline - now <= 0) {
+                settle(owes);
                 armed.compareAndSet(me, null);
                 return null;
             }
             parked.addLast(me);
+            settle(owes);
             r = poll();
             if (r != null) {
                 parked.remove(me);
@@ -204,8 +201,17 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
         }
     }
 
-    private Runnable spin(long until) {
+    /** The worker no longer counts as returning (see {@link #poll(long, TimeUnit)}). */
+    private void settle(boolean[] owes) {
+        if (owes[0]) {
+            owes[0] = false;
+            returning.decrementAndGet();
+        }
+    }
+
+    private Runnable spin(long until, boolean[] owes) {
         spinning.incrementAndGet();
+        settle(owes); // counted as spinning first: an offer in between still wakes nobody
         Runnable r;
         try {
             while ((r = poll()) == null && System.nanoTime() - until < 0 && !Thread.currentThread().isInterrupted()) {

@@ -29,6 +29,12 @@ import java.io.InputStream;
  */
 public class AgentAuthFilter extends OncePerRequestFilter {
 
+    /**
+     * Set on a request this filter let through: /v1/imports passes two of them (one before DirectRoutes, one for
+     * the rest of /v1/*), and the second lets it on unchecked, its body already read.
+     */
+    static final String CHECKED = AgentAuthFilter.class.getName() + ".CHECKED";
+
     private final AgentSignature signature;
     private final boolean required;
     /** @param signature null when no token is configured: then {@code required} decides */
@@ -60,6 +66,10 @@ public class AgentAuthFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
+        if (request.getAttribute(CHECKED) != null) {
+            chain.doFilter(request, response);
+            return;
+        }
         if (signature == null) {
             if (dispatchPath(request).equals("/v1/ladder")) {
                 refuse(response, "this agent has no shared token, and the ladder (it starts processes) is served to "
@@ -96,7 +106,7 @@ public class AgentAuthFilter extends OncePerRequestFilter {
             refuse(response, v.detail());
             return;
         }
-        chain.doFilter(new CachedBody(request, body), response);
+        pass(request, body, response, chain);
     }
 
     /** An authenticated request goes on with its body read here: at most MAX_BODY bytes, else 400 unread. */
@@ -110,6 +120,12 @@ public class AgentAuthFilter extends OncePerRequestFilter {
                     Wire.tooLarge(declared)));
             return;
         }
+        pass(request, body, response, chain);
+    }
+
+    private static void pass(HttpServletRequest request, byte[] body, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        request.setAttribute(CHECKED, Boolean.TRUE);
         chain.doFilter(new CachedBody(request, body), response);
     }
 

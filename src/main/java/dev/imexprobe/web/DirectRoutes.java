@@ -2,6 +2,9 @@ package dev.imexprobe.web;
 
 import dev.imexprobe.api.ImportRequest;
 import dev.imexprobe.api.Wire;
+import dev.imexprobe.mesh.ProbeRecorder;
+import dev.imexprobe.peer.Prober;
+import dev.imexprobe.probe.ProbeReport;
 
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -47,14 +50,18 @@ public class DirectRoutes extends OncePerRequestFilter {
     private final Problems problems;
     private final JsonMapper json;
     private final Validator validator;
+    private final ProbeRecorder recorder;
+    /** The last report this route wrote, for {@link #warm}. */
+    private volatile ProbeReport lastWritten;
 
     public DirectRoutes(ProbeController probe, ImportController imports, Problems problems, JsonMapper json,
-                        Validator validator) {
+                        Validator validator, ProbeRecorder recorder) {
         this.probe = probe;
         this.imports = imports;
         this.problems = problems;
         this.json = json;
         this.validator = validator;
+        this.recorder = recorder;
     }
 
     @Override
@@ -101,17 +108,36 @@ public class DirectRoutes extends OncePerRequestFilter {
             return false;
         }
         observed(request, PROBE);
-        ResponseEntity<?> answer;
+        ProbeReport report;
         try {
-            answer = probe.probe(p[0], orDefault(p[1], "both"), p[2], p[3], p[4], orDefault(p[5], "true"),
-                    orDefault(p[6], "false"), orDefault(p[7], "json"), p[8],
-                    scrapeValues.isEmpty() ? null : scrapeValues.getFirst());
+            report = ScopedValue.where(Prober.WHILE_CHECKING, this::warm).call(() -> probe.report(p[0],
+                    orDefault(p[1], "both"), p[2], p[3], p[4], orDefault(p[5], "true"), orDefault(p[6], "false"),
+                    orDefault(p[7], "json"), p[8], scrapeValues.isEmpty() ? null : scrapeValues.getFirst()));
         } catch (RuntimeException e) {
             problem(request, response, problems.answer(e, request));
             return true;
         }
-        write(response, answer.getStatusCode().value(), MediaType.APPLICATION_JSON_VALUE, answer.getBody());
+        // Tomcat sends an answer of known length as its last byte is written: the recorder thread is woken after.
+        ProbeRecorder.Promise recorded = recorder.promise();
+        try {
+            write(response, 200, MediaType.APPLICATION_JSON_VALUE, report);
+        } finally {
+            recorded.record(report.results());
+        }
+        lastWritten = report;
         return true;
+    }
+
+    /**
+     * While a push's write-back check runs: the last report written, written again into nothing. The report's
+     * JSON, written once the check is done, then finds the writer's code and data in the CPU's caches (the first
+     * write after a probe took 0.07 ms and a second right after it 0.01 ms, on a small VM).
+     */
+    private void warm() {
+        ProbeReport last = lastWritten;
+        if (last != null) {
+            json.writeValueAsBytes(last);
+        }
     }
 
     private boolean importHandle(HttpServletRequest request, HttpServletResponse response) throws IOException {

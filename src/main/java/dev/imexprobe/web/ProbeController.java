@@ -84,24 +84,34 @@ public class ProbeController {
                                    @RequestParam(required = false) String timeout,
                                    @RequestHeader(name = ProbeBudget.SCRAPE_TIMEOUT, required = false)
                                    String scrapeTimeout) {
+        ProbeReport report = report(target, direction, gpu, peerGpu, sizeBytes, writeback, debug, format, timeout,
+                scrapeTimeout);
+        recorder.recordAfter(report.results()); // on the recorder thread; readers wait for it (RecordedFirst)
+        if (prometheus(format)) {
+            return ResponseEntity.ok().contentType(new MediaType("text", "plain", StandardCharsets.UTF_8))
+                    .body(BlackboxFormat.render(report));
+        }
+        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(report);
+    }
+
+    /**
+     * The probe, its parameters checked as {@link #probe} checks them, without recording it: DirectRoutes records
+     * after its answer is out ({@link ProbeRecorder#promise}).
+     */
+    ProbeReport report(String target, String direction, String gpu, String peerGpu, String sizeBytes,
+                       String writeback, String debug, String format, String timeout, String scrapeTimeout) {
         long deadline = System.nanoTime() + budget.of(timeout, scrapeTimeout).toNanos();
         Prober.Request request = new Prober.Request(target(target), directions(direction), blankToNull(gpu),
                 blankToNull(peerGpu), size(sizeBytes), bool("writeback", writeback), bool("debug", debug));
-        boolean prometheus = switch (format.toLowerCase(Locale.ROOT)) {
-            case "json" -> false;
-            case "prometheus" -> true;
-            default -> throw ApiException.invalid("format must be json or prometheus, got '" + Wire.truncate(format) + "'");
-        };
+        prometheus(format); // checked with the others, before any GPU or peer is asked
         checkLocalSide(request.gpu(), request.sizeBytes());
         if (!slots.tryAcquire()) {
             throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "busy", "this agent is already running "
                     + "its maximum of concurrent probes (imexprobe.probe.concurrency); retry after " + retryAfter + " s",
                     retryAfter);
         }
-        ProbeReport report;
         try {
-            report = PeerClient.withDeadline(deadline, () -> prober.probe(request));
-            recorder.recordAfter(report.results()); // after the answer; readers wait for it (RecordedFirst)
+            return PeerClient.withDeadline(deadline, () -> prober.probe(request));
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid(e.getMessage());
         } catch (ExportRegistry.CapExceededException e) {
@@ -110,11 +120,14 @@ public class ProbeController {
         } finally {
             slots.release();
         }
-        if (prometheus) {
-            return ResponseEntity.ok().contentType(new MediaType("text", "plain", StandardCharsets.UTF_8))
-                    .body(BlackboxFormat.render(report));
-        }
-        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(report);
+    }
+
+    private static boolean prometheus(String format) {
+        return switch (format.toLowerCase(Locale.ROOT)) {
+            case "json" -> false;
+            case "prometheus" -> true;
+            default -> throw ApiException.invalid("format must be json or prometheus, got '" + Wire.truncate(format) + "'");
+        };
     }
 
     /**

@@ -54,6 +54,38 @@ class ProbeRecorderTest {
         }
     }
 
+    /**
+     * The direct route promises its batch before its answer goes out and hands it over after: a reader that drains
+     * meanwhile waits for it, even when a later promise was kept first.
+     */
+    @Test
+    void aReaderWaitsForEveryBatchPromisedBeforeItWhateverOrderTheyAreKeptIn() throws Exception {
+        try (ProbeRecorder recorder = new ProbeRecorder(new MeshState(Clock.systemUTC()))) {
+            List<String> seen = new CopyOnWriteArrayList<>();
+            recorder.addListener(r -> seen.add(r.targetNode()));
+            ProbeRecorder.Promise first = recorder.promise();
+            ProbeRecorder.Promise second = recorder.promise();
+            second.record(List.of(pair("c", Verdict.PASS)));
+            CountDownLatch drained = new CountDownLatch(1);
+            Thread reader = Thread.ofPlatform().start(() -> {
+                recorder.drain();
+                drained.countDown();
+            });
+            long hold = 100 + new java.util.Random().nextInt(200);
+            assertThat(drained.await(hold, TimeUnit.MILLISECONDS)).as("the first batch is not in yet").isFalse();
+            assertThat(seen).containsExactly("c");
+            first.record(List.of(pair("b", Verdict.FAIL)));
+            first.record(List.of(pair("x", Verdict.PASS))); // a promise is kept once
+            assertThat(drained.await(2, TimeUnit.SECONDS)).isTrue();
+            assertThat(seen).containsExactlyInAnyOrder("b", "c");
+            reader.join();
+            recorder.promise().record(List.of());
+            long t = System.nanoTime();
+            recorder.drain();
+            assertThat(System.nanoTime() - t).as("an empty batch kept: nothing pending").isLessThan(1_000_000_000L);
+        }
+    }
+
     @Test
     void drainIsFreeWhenNothingIsPendingAndBoundedWhenTheRecorderHangs() {
         CountDownLatch never = new CountDownLatch(1);

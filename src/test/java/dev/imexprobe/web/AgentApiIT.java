@@ -482,7 +482,9 @@ class AgentApiIT {
     /**
      * /probe and /v1/imports are timed by RouteTimer, not by Spring's observation: each request counted once, under
      * the same metric and the same label names as a route the observation times (/v1/node), the route named as MVC
-     * names it, the status and outcome its own.
+     * names it, the status and outcome its own. An import refused for its credential is counted too, once: RouteTimer
+     * comes before the import's auth filter (the route is then UNKNOWN, as MVC names any request refused before its
+     * handler is found).
      */
     @Test
     void theProbesTwoRoutesAreTimedOnceWithTheLabelsOfEveryOtherRoute() {
@@ -491,6 +493,10 @@ class AgentApiIT {
         int refused = 2 + new Random().nextInt(4);
         for (int i = 0; i < refused; i++) {
             assertThat(agent.get("/probe").status()).isEqualTo(400);
+        }
+        int strangers = 1 + new Random().nextInt(3);
+        for (int i = 0; i < strangers; i++) {
+            assertThat(agent.post("/v1/imports", importBody(), null).status()).isEqualTo(401);
         }
         AgentProcess.Reply probed = agent.get("/probe?target=" + agent.hostPort()
                 + "&direction=push&writeback=false&gpu=0&peerGpu=1");
@@ -511,7 +517,8 @@ class AgentApiIT {
                 .as("the probe's one import counted under its route").isEqualTo(1);
         // Once, not also by the observation under another series (uri UNKNOWN): the sums over every series.
         assertThat(sum(after, "status=\"400\"") - sum(before, "status=\"400\"")).isEqualTo(refused);
-        assertThat(sum(after, "method=\"POST\"") - sum(before, "method=\"POST\"")).isEqualTo(1);
+        assertThat(sum(after, "status=\"401\"") - sum(before, "status=\"401\"")).isEqualTo(strangers);
+        assertThat(sum(after, "method=\"POST\"") - sum(before, "method=\"POST\"")).isEqualTo(1 + strangers);
     }
 
     private static long sum(String scrape, String label) {
