@@ -36,13 +36,6 @@ import java.util.Set;
  */
 public final class Prober {
 
-    /**
-     * Work the caller's thread may do while a push waits for its write-back check and release on the driver pool
-     * (0.1–0.2 ms of that thread's time otherwise spent waiting): run only while the list is expected to take
-     * longer than the work did. DirectRoutes warms its report's JSON writer with it.
-     */
-    public static final ScopedValue<Runnable> WHILE_CHECKING = ScopedValue.newInstance();
-
     private final LocalAgent self;
     private final PeerIdentities identities;
     private final PushExchange push;

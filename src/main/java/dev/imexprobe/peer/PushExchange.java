@@ -34,8 +34,6 @@ final class PushExchange extends Exchange {
      * ms on the H200, 0.07–0.1 ms on a small VM).
      */
     private final Expected answers = new Expected();
-    /** {@link Prober#WHILE_CHECKING}'s work, while the write-back check runs. */
-    private final SideWork whileChecking = new SideWork();
 
     PushExchange(LocalAgent self, ExportRegistry registry, PeerClient client) {
         super(self, client);
@@ -111,9 +109,6 @@ final class PushExchange extends Exchange {
         boolean written = remoteWrite != null && remoteWrite.ok();
         // The check of the write-back and our release, one list on the driver pool: started when the answer began,
         // else now. A check the importer's answer gives no ground for (it wrote nothing) is not reported.
-        if (ours[0] != null && Prober.WHILE_CHECKING.isBound()) {
-            whileChecking.runIfTime(ours[0].expectedLeftNanos(), Prober.WHILE_CHECKING.get());
-        }
         List<StageResult> checked = ours[0] != null ? ours[0].await()
                 : registry.checkAndRelease(id, written ? writebackSeed : null);
         StageResult check = written && checked != null && checked.size() == 2 ? checked.getFirst() : null;

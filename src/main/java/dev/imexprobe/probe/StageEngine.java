@@ -58,14 +58,6 @@ public final class StageEngine {
     public interface Pending {
         /** The results, as {@link #run} gives them: waits for the end, or the running stage's deadline. */
         List<StageResult> await();
-
-        /**
-         * How long the list is expected to run on from now, by how long the last lists of its kind took; 0 when it
-         * is done or that is not known (no list of the kind has ended yet, or it did not go to the pool).
-         */
-        default long expectedLeftNanos() {
-            return 0;
-        }
     }
 
     /**
@@ -81,7 +73,7 @@ public final class StageEngine {
         if (session.stuck == null && anyCallsDriver(stages)) {
             OneThread list = new OneThread(session, stages, after, then);
             if (executor.start(list::work)) {
-                return list;
+                return list::await;
             }
         }
         List<StageResult> results = runNow(session, stages, after, then);
@@ -230,7 +222,7 @@ public final class StageEngine {
      * for the end, or until the running stage's deadline passes, whichever comes first. A caller that gives up
      * marks the list abandoned: the worker, once its stuck call returns, releases the session and stops.
      */
-    private final class OneThread implements Pending {
+    private final class OneThread {
 
         private final ProbeSession session;
         private final List<? extends ProbeStage> stages;
@@ -306,18 +298,11 @@ public final class StageEngine {
             }
         }
 
-        @Override
-        public long expectedLeftNanos() {
-            long estimate = done ? -1 : expected.estimate(kind());
-            return estimate < 0 ? 0 : Math.max(0, submitted + estimate - System.nanoTime());
-        }
-
         /** On the caller's thread. */
-        @Override
-        public List<StageResult> await() {
+        List<StageResult> await() {
             long spin = executor.spinNanos();
-            Object kind = kind(); // its lists' durations, kept for the spin and expectedLeftNanos
-            if (spin > 0) {
+            Object kind = spin > 0 ? kind() : null;
+            if (kind != null) {
                 awaitNear(expected.estimate(kind), spin);
             }
             boolean interrupted = false;
@@ -336,7 +321,9 @@ public final class StageEngine {
                         interrupted = true;
                     }
                 }
-                expected.record(kind, doneAt - submitted);
+                if (kind != null) {
+                    expected.record(kind, doneAt - submitted);
+                }
                 hopEvent();
                 return List.copyOf(Arrays.asList(results));
             } finally {

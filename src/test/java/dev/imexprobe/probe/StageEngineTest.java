@@ -436,42 +436,4 @@ class StageEngineTest {
         assertThat(r.getFirst().detail()).isEqualTo("checked");
         assertThat(r.getFirst().durationSeconds()).isGreaterThanOrEqualTo(millis / 1000.0);
     }
-
-    /** What PushExchange's side work goes by: how long a started list is expected to run on, by its kind's last lists. */
-    @Test
-    void aStartedListIsExpectedToRunAboutAsLongAsTheLastOfItsKind() throws Exception {
-        long millis = 40 + new java.util.Random().nextInt(40);
-        CountDownLatch go = new CountDownLatch(1);
-        ProbeStage held = stage(Stage.WRITEBACK, () -> {
-            try {
-                go.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, StageOutcome.ok(CuResult.SUCCESS, "checked"));
-        StageEngine.Pending unknown = engine.start(session(), List.of(ok(Stage.WRITEBACK, millis), new ReleaseStage()));
-        assertThat(unknown.expectedLeftNanos()).as("no list of its kind has ended yet").isZero();
-        unknown.await();
-        long t0 = System.nanoTime();
-        StageEngine.Pending pending = engine.start(session(), List.of(held, new ReleaseStage()));
-        long left = pending.expectedLeftNanos();
-        assertThat(left).isBetween(TimeUnit.MILLISECONDS.toNanos(millis) - (System.nanoTime() - t0),
-                TimeUnit.MILLISECONDS.toNanos(millis + 30));
-        sleep(millis / 2);
-        assertThat(pending.expectedLeftNanos()).as("less as time goes by").isLessThan(left);
-        CountDownLatch goOn = new CountDownLatch(1);
-        StageEngine.Pending other = engine.start(session(), List.of(stage(Stage.VERIFY, () -> {
-            try {
-                goOn.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, StageOutcome.ok(CuResult.SUCCESS, "read")), new ReleaseStage()));
-        assertThat(other.expectedLeftNanos()).as("another kind of list, never seen").isZero();
-        goOn.countDown();
-        other.await();
-        go.countDown();
-        pending.await();
-        assertThat(pending.expectedLeftNanos()).as("done").isZero();
-    }
 }
