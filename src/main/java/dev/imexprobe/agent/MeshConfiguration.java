@@ -5,6 +5,7 @@ import dev.imexprobe.mesh.MeshScheduler;
 import dev.imexprobe.mesh.MeshService;
 import dev.imexprobe.mesh.MeshState;
 import dev.imexprobe.mesh.ProbeRecorder;
+import dev.imexprobe.metrics.ConsistentScrape;
 import dev.imexprobe.metrics.ImexprobeMetrics;
 import dev.imexprobe.node.AgentIdentity;
 import dev.imexprobe.node.NodeService;
@@ -104,6 +105,11 @@ public class MeshConfiguration {
         ImexprobeMetrics metrics = new ImexprobeMetrics(node::report, state, state::peersKnown, executor::stuck,
                 properties.metrics().pairs(), identity.version());
         return driver instanceof dev.imexprobe.cuda.JniCudaDriver jni ? metrics.contexts(jni.contexts()) : metrics;
+    }
+
+    @Bean
+    ConsistentScrape consistentScrape(ImexprobeMetrics metrics) {
+        return new ConsistentScrape(metrics);
     }
 
     @Bean

@@ -28,6 +28,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
 
 /**
@@ -52,6 +54,8 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     private final String version;
     private final Supplier<Integer> peersKnown;
     private final Supplier<Integer> driverCallsStuck;
+    /** Write: a refresh of the gauges; read: a scrape (see {@link #consistent}). */
+    private final ReadWriteLock gauges = new ReentrantReadWriteLock();
     private MeterRegistry registry;
     private LiveRows pairUp;
     private LiveRows pairLastCuResult;
@@ -210,11 +214,36 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
                 .register(registry);
     }
 
+    /**
+     * Runs a read of the registry (a scrape) while no refresh is half done. Without it a scrape could read a pair's
+     * imexprobe_pair_up after a refresh set it to 0 and its imexprobe_pair_last_cu_result before that refresh set the
+     * code: ImexprobePairImportFailing went pending with cu_result none for a pair whose import failed with 800
+     * (LivePrometheusIT). Scrapes share the lock with each other and wait for a refresh in progress (microseconds); a refresh
+     * waits for the scrapes in progress, which collect values and write nothing to the network under the lock.
+     */
+    public <T> T consistent(Supplier<T> read) {
+        gauges.readLock().lock();
+        try {
+            return read.get();
+        } finally {
+            gauges.readLock().unlock();
+        }
+    }
+
     /** Re-reads the mesh state and the node report into the gauges (after each result and each round). */
-    public synchronized void refreshGauges() {
+    public void refreshGauges() {
         if (registry == null) {
             return;
         }
+        gauges.writeLock().lock();
+        try {
+            refresh();
+        } finally {
+            gauges.writeLock().unlock();
+        }
+    }
+
+    private void refresh() {
         Map<Tags, Double> up = new HashMap<>();
         Map<Tags, Double> code = new HashMap<>();
         Map<Tags, Double> success = new HashMap<>();

@@ -79,4 +79,69 @@ class ScrapeDuringRefreshTest {
         assertThat(text.lines().filter(l -> l.startsWith("imexprobe_pair_up{"))).hasSize(1);
         assertThat(text.lines().filter(l -> l.startsWith("imexprobe_fabric_healthy{"))).hasSize(1);
     }
+
+    /**
+     * A scrape sees each pair's up and last CUresult from one refresh. Found by LivePrometheusIT: a scrape read
+     * pair_up 0 from a refresh in progress and the code 0 from before it, and ImexprobePairImportFailing went pending
+     * with cu_result none for an import that failed with 800. Without {@link ImexprobeMetrics#consistent} this test
+     * sees such torn pairs within a second on this VM.
+     */
+    @Test
+    void aScrapeSeesEachPairsUpAndCodeFromOneRefresh() throws Exception {
+        MeshState mesh = new MeshState(new MutableClock(Instant.parse("2026-12-01T10:00:00Z")));
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ImexprobeMetrics metrics = new ImexprobeMetrics(() -> NodeReports.twoGpus(1, ImexDaemonState.READY), mesh,
+                () -> 3, () -> 0, false, "1.2.3");
+        metrics.bindTo(registry);
+        // Several pairs, so that a refresh takes long enough to be caught half done.
+        List<String> targets = java.util.stream.IntStream.range(0, 16).mapToObj(i -> "GPU-t" + i).toList();
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread refresher = Thread.ofPlatform().start(() -> {
+            for (int i = 0; !stop.get(); i++) {
+                // Every pair passes, then every pair fails its import with a driver code, and so on.
+                boolean pass = i % 2 == 0;
+                for (String t : targets) {
+                    mesh.record(pass ? ProbeResults.pass("node-a", "GPU-a0", "node-b", t)
+                            : ProbeResults.failAt(dev.imexprobe.probe.Stage.IMPORT,
+                            dev.imexprobe.cuda.CuResult.NOT_PERMITTED, "node-a", "GPU-a0", "node-b", t));
+                }
+                metrics.refreshGauges();
+            }
+        });
+        List<String> torn = new ArrayList<>();
+        int scrapes = 0;
+        int failedSeen = 0;
+        long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+        try {
+            while (System.nanoTime() < end && torn.isEmpty()) {
+                java.util.Map<String, Double> up = new java.util.HashMap<>();
+                java.util.Map<String, Double> code = new java.util.HashMap<>();
+                for (String line : metrics.consistent(registry::scrape).lines().toList()) {
+                    java.util.Map<String, Double> into = line.startsWith("imexprobe_pair_up{") ? up
+                            : line.startsWith("imexprobe_pair_last_cu_result{") ? code : null;
+                    if (into != null) {
+                        into.put(line.substring(line.indexOf('{'), line.indexOf('}') + 1),
+                                Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
+                    }
+                }
+                scrapes++;
+                for (var e : up.entrySet()) {
+                    Double c = code.get(e.getKey());
+                    if (e.getValue() == 0.0) {
+                        failedSeen++;
+                        if (c == null || c != 800.0) {
+                            torn.add("up 0, code " + c + " " + e.getKey());
+                        }
+                    } else if (c == null || c != 0.0) {
+                        torn.add("up 1, code " + c + " " + e.getKey());
+                    }
+                }
+            }
+        } finally {
+            stop.set(true);
+            refresher.join(10_000);
+        }
+        assertThat(torn).as("pairs torn between two refreshes in %d scrapes", scrapes).isEmpty();
+        assertThat(failedSeen).as("failed pairs seen (the test saw both states)").isPositive();
+    }
 }
