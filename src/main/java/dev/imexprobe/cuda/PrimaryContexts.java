@@ -3,8 +3,7 @@ package dev.imexprobe.cuda;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
@@ -20,11 +19,24 @@ import java.util.function.Supplier;
  */
 public final class PrimaryContexts {
 
-    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "cuda-context-linger");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final ScheduledThreadPoolExecutor TIMER = timer();
+
+    private static ScheduledThreadPoolExecutor timer() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "cuda-context-linger");
+            t.setDaemon(true);
+            return t;
+        });
+        // Work within the linger cancels the release scheduled before it; without this every cancelled release
+        // stayed queued until its time, one per probe (a thousand at 500 probes a second and the 2 s linger).
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
+    }
+
+    /** Releases scheduled and not yet run or cancelled, on every GPU of every instance. */
+    static int releasesQueued() {
+        return TIMER.getQueue().size();
+    }
 
     private final IntPredicate release;
     private volatile Duration linger;

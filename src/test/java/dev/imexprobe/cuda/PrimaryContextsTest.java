@@ -35,6 +35,24 @@ class PrimaryContextsTest {
     }
 
     @Test
+    void cancelledReleasesLeaveTheTimersQueue() {
+        PrimaryContexts c = new PrimaryContexts(g -> released.add(g), Duration.ofHours(1));
+        int gpu = random.nextInt(8);
+        // Other tests' releases may run meanwhile and only shrink the queue: hence at most, not exactly.
+        int before = PrimaryContexts.releasesQueued();
+        int probes = 500 + random.nextInt(1000);
+        for (int i = 0; i < probes; i++) {
+            c.with(gpu, () -> null); // each schedules a release that the next one cancels
+        }
+        assertThat(PrimaryContexts.releasesQueued()).as("after %d probes", probes).isLessThanOrEqualTo(before + 1);
+        c.enter(gpu);
+        assertThat(PrimaryContexts.releasesQueued()).isLessThanOrEqualTo(before);
+        c.linger(Duration.ZERO);
+        c.exit(gpu);
+        assertThat(released).containsExactly(gpu);
+    }
+
+    @Test
     void workWithinTheLingerReusesTheContext() throws InterruptedException {
         PrimaryContexts c = new PrimaryContexts(g -> released.add(g), Duration.ofMillis(400));
         int rounds = 3 + random.nextInt(5);
