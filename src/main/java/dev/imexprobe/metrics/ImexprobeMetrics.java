@@ -218,8 +218,9 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
      * Runs a read of the registry (a scrape) while no refresh is half done. Without it a scrape could read a pair's
      * imexprobe_pair_up after a refresh set it to 0 and its imexprobe_pair_last_cu_result before that refresh set the
      * code: ImexprobePairImportFailing went pending with cu_result none for a pair whose import failed with 800
-     * (LivePrometheusIT). Scrapes share the lock with each other and wait for a refresh in progress (microseconds); a refresh
-     * waits for the scrapes in progress, which collect values and write nothing to the network under the lock.
+     * (LivePrometheusIT). Scrapes share the lock with each other and wait for a refresh in progress (microseconds);
+     * a refresh waits for the scrapes in progress, which collect values and write nothing to the network under the
+     * lock.
      */
     public <T> T consistent(Supplier<T> read) {
         gauges.readLock().lock();
