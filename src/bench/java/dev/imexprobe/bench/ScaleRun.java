@@ -116,14 +116,26 @@ final class ScaleRun {
                 long pushes0 = sim.pushesOk.get();
                 double[] cpu0 = agent.cpuUserSystemSeconds();
                 long t0 = System.nanoTime();
-                long end = t0 + plan.interval().multipliedBy(plan.intervals()).toNanos();
+                // The window runs from the end of a round to the end of the plan's number of rounds after it, so it
+                // holds the agent's own rounds whole: rounds are jittered (±20 % by default), and a window of fixed
+                // length held one round more or less than planned in about half the runs, which moved CPU and RSS
+                // by more than the builds being compared did. Bounded in case rounds stop being served.
+                long target = windowTarget(imports0, plan);
+                long cap = t0 + plan.interval().multipliedBy(plan.intervals() * 2L).toNanos() + 30_000_000_000L;
                 List<Double> rss = new ArrayList<>();
-                while (System.nanoTime() < end) {
-                    Thread.sleep(Math.min(500, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
-                    rss.add(agent.memoryMiB()[0]);
+                long nextSample = t0 + 500_000_000L;
+                while (sim.importsServed.get() < target && System.nanoTime() < cap) {
+                    Thread.sleep(10);
+                    if (System.nanoTime() >= nextSample) {
+                        rss.add(agent.memoryMiB()[0]);
+                        nextSample += 500_000_000L;
+                    }
                 }
                 double[] cpu1 = agent.cpuUserSystemSeconds();
                 long t1 = System.nanoTime();
+                rss.add(agent.memoryMiB()[0]);
+                m.put("windowRounds", plan.intervals());
+                m.put("windowRoundsWhole", sim.importsServed.get() >= target);
                 double wall = (t1 - t0) / 1e9;
                 double[] mem = agent.memoryMiB();
                 m.put("windowSeconds", Stats.round(wall));
@@ -151,6 +163,15 @@ final class ScaleRun {
             }
         }
         return m;
+    }
+
+    /**
+     * Outbound imports served when the window's last round has ended: the warm-up ends as a round ends (all of its
+     * imports served), so the window ends after {@code intervals} more rounds of every peer.
+     */
+    static long windowTarget(long importsAtStart, Plan plan) {
+        long rounds = Math.ceilDiv(importsAtStart, plan.peers());
+        return (rounds + plan.intervals()) * plan.peers();
     }
 
     private String agentGpu(AgentJvm agent) throws Exception {

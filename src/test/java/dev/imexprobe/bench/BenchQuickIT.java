@@ -136,7 +136,11 @@ class BenchQuickIT {
                 scale.path("failureSamples")).isZero();
         assertThat(scale.path("inboundFailed").asInt()).as("pushes of the simulated peers: %s",
                 scale.path("failureSamples")).isZero();
-        assertThat(scale.path("outboundProbesInWindow").asLong()).isPositive();
+        // The window holds the agent's own rounds whole: each of its rounds probes every peer once.
+        assertThat(scale.path("windowRoundsWhole").asBoolean()).as("window ended with its last round").isTrue();
+        assertThat(scale.path("windowRounds").asInt()).isPositive();
+        assertThat(scale.path("outboundProbesInWindow").asLong()).as("mesh probes in the window")
+                .isEqualTo(71L * scale.path("windowRounds").asInt());
         assertThat(scale.path("inboundPushesInWindow").asLong()).isPositive();
         assertThat(scale.path("cpuShare").asDouble()).isPositive();
         assertThat(scale.path("readySeconds").asDouble()).isPositive();
