@@ -207,6 +207,32 @@ public final class AgentJvm implements AutoCloseable {
         return m;
     }
 
+    /**
+     * CPU seconds (user + system) of each live thread of the agent, by name with its digits dropped, so that the
+     * threads of one pool count together ({@code http-nio-#-exec}, {@code probe-driver-#}). Names are the kernel's
+     * (the first 15 characters of the Java name). A thread that ends between two readings takes its CPU with it.
+     */
+    Map<String, Double> cpuSecondsByThreadName() throws IOException {
+        Map<String, Double> byName = new HashMap<>();
+        List<Path> tasks;
+        try (var list = Files.list(Path.of("/proc/" + pid() + "/task"))) {
+            tasks = list.toList();
+        }
+        for (Path task : tasks) {
+            String stat;
+            try {
+                stat = Files.readString(task.resolve("stat"));
+            } catch (IOException ended) {
+                continue;
+            }
+            int close = stat.lastIndexOf(')');
+            String name = stat.substring(stat.indexOf('(') + 1, close).replaceAll("[0-9]+", "#");
+            String[] f = stat.substring(close + 2).split(" ");
+            byName.merge(name, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) CLOCK_TICKS, Double::sum);
+        }
+        return byName;
+    }
+
     int threads() throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/" + pid() + "/status"))) {
             if (line.startsWith("Threads:")) {

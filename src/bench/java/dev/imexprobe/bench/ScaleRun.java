@@ -114,6 +114,7 @@ final class ScaleRun {
                 }
                 long imports0 = sim.importsServed.get();
                 long pushes0 = sim.pushesOk.get();
+                Map<String, Double> threads0 = agent.cpuSecondsByThreadName();
                 double[] cpu0 = agent.cpuUserSystemSeconds();
                 long t0 = System.nanoTime();
                 // The window runs from the end of a round to the end of the plan's number of rounds after it, so it
@@ -132,6 +133,7 @@ final class ScaleRun {
                     }
                 }
                 double[] cpu1 = agent.cpuUserSystemSeconds();
+                Map<String, Double> threads1 = agent.cpuSecondsByThreadName();
                 long t1 = System.nanoTime();
                 rss.add(agent.memoryMiB()[0]);
                 m.put("windowRounds", plan.intervals());
@@ -143,6 +145,7 @@ final class ScaleRun {
                 m.put("agentCpuSeconds", Stats.round(cpu));
                 m.put("agentSystemCpuSeconds", Stats.round(cpu1[1] - cpu0[1]));
                 m.put("cpuShare", Stats.round(cpu / wall));
+                m.put("cpuSecondsByThread", byThread(threads0, threads1, cpu, 8));
                 m.put("outboundProbesInWindow", sim.importsServed.get() - imports0);
                 m.put("inboundPushesInWindow", sim.pushesOk.get() - pushes0);
                 m.put("outboundFailed", sim.importsFailed.get());
@@ -162,6 +165,27 @@ final class ScaleRun {
                 sim.stopPushing(); // so that the agent's graceful shutdown has nothing new to wait for
             }
         }
+        return m;
+    }
+
+    /**
+     * Where the window's CPU went: the threads (by name, pools together) that took the most, largest first, and
+     * what the rest took, threads that ended in the window included.
+     */
+    static Map<String, Object> byThread(Map<String, Double> before, Map<String, Double> after, double total, int top) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        double listed = 0;
+        List<Map.Entry<String, Double>> deltas = after.entrySet().stream()
+                .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0.0)))
+                .filter(e -> e.getValue() > 0)
+                .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                .limit(top)
+                .toList();
+        for (Map.Entry<String, Double> e : deltas) {
+            m.put(e.getKey(), Stats.round(e.getValue()));
+            listed += e.getValue();
+        }
+        m.put("(the rest)", Stats.round(Math.max(0, total - listed)));
         return m;
     }
 
