@@ -157,7 +157,11 @@ public final class AgentJvm implements AutoCloseable {
 
     /** User and system CPU seconds of the whole process so far. */
     double[] cpuUserSystemSeconds() throws IOException {
-        String stat = Files.readString(Path.of("/proc/" + pid() + "/stat"));
+        return userSystemSeconds(Files.readString(Path.of("/proc/" + pid() + "/stat")));
+    }
+
+    /** utime and stime of a /proc stat line (a process's or a thread's), in seconds. */
+    private static double[] userSystemSeconds(String stat) {
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         // after "pid (comm) ": state is field 3; utime and stime are fields 14 and 15 → indices 11 and 12 here
         return new double[] {Long.parseLong(f[11]) / (double) CLOCK_TICKS, Long.parseLong(f[12]) / (double) CLOCK_TICKS};
@@ -209,7 +213,7 @@ public final class AgentJvm implements AutoCloseable {
 
     /**
      * CPU seconds (user + system) of each live thread of the agent, by name with its digits dropped, so that the
-     * threads of one pool count together ({@code http-nio-#-exec}, {@code probe-driver-#}). Names are the kernel's
+     * threads of one pool count together ({@code http-nio-#-}, {@code driver-#}). Names are the kernel's
      * (the first 15 characters of the Java name). A thread that ends between two readings takes its CPU with it.
      */
     Map<String, Double> cpuSecondsByThreadName() throws IOException {
@@ -225,10 +229,9 @@ public final class AgentJvm implements AutoCloseable {
             } catch (IOException ended) {
                 continue;
             }
-            int close = stat.lastIndexOf(')');
-            String name = stat.substring(stat.indexOf('(') + 1, close).replaceAll("[0-9]+", "#");
-            String[] f = stat.substring(close + 2).split(" ");
-            byName.merge(name, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) CLOCK_TICKS, Double::sum);
+            String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]+", "#");
+            double[] us = userSystemSeconds(stat);
+            byName.merge(name, us[0] + us[1], Double::sum);
         }
         return byName;
     }
