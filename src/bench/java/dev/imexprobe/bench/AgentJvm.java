@@ -212,12 +212,11 @@ public final class AgentJvm implements AutoCloseable {
     }
 
     /**
-     * CPU seconds (user + system) of each live thread of the agent, by name with its digits dropped, so that the
-     * threads of one pool count together ({@code http-nio-#-}, {@code driver-#}). Names are the kernel's
-     * (the first 15 characters of the Java name). A thread that ends between two readings takes its CPU with it.
+     * CPU seconds (user + system) of each live thread of the agent, by thread id, with its kernel name (the first 15
+     * characters of the Java name). {@link ThreadLedger} turns readings into CPU by name over a window.
      */
-    Map<String, Double> cpuSecondsByThreadName() throws IOException {
-        Map<String, Double> byName = new HashMap<>();
+    Map<Integer, ThreadLedger.Reading> cpuSecondsByThread() throws IOException {
+        Map<Integer, ThreadLedger.Reading> byTid = new HashMap<>();
         List<Path> tasks;
         try (var list = Files.list(Path.of("/proc/" + pid() + "/task"))) {
             tasks = list.toList();
@@ -229,11 +228,11 @@ public final class AgentJvm implements AutoCloseable {
             } catch (IOException ended) {
                 continue;
             }
-            String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]+", "#");
             double[] us = userSystemSeconds(stat);
-            byName.merge(name, us[0] + us[1], Double::sum);
+            byTid.put(Integer.valueOf(task.getFileName().toString()), new ThreadLedger.Reading(
+                    stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')), us[0] + us[1]));
         }
-        return byName;
+        return byTid;
     }
 
     int threads() throws IOException {

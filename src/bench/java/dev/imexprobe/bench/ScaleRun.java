@@ -114,7 +114,7 @@ final class ScaleRun {
                 }
                 long imports0 = sim.importsServed.get();
                 long pushes0 = sim.pushesOk.get();
-                Map<String, Double> threads0 = agent.cpuSecondsByThreadName();
+                ThreadLedger threads = new ThreadLedger(agent.cpuSecondsByThread());
                 double[] cpu0 = agent.cpuUserSystemSeconds();
                 long t0 = System.nanoTime();
                 // The window runs from the end of a round to the end of the plan's number of rounds after it, so it
@@ -125,15 +125,21 @@ final class ScaleRun {
                 long cap = t0 + plan.interval().multipliedBy(plan.intervals() * 2L).toNanos() + 30_000_000_000L;
                 List<Double> rss = new ArrayList<>();
                 long nextSample = t0 + 500_000_000L;
+                long nextThreads = t0 + 100_000_000L;
                 while (sim.importsServed.get() < target && System.nanoTime() < cap) {
                     Thread.sleep(10);
-                    if (System.nanoTime() >= nextSample) {
+                    long now = System.nanoTime();
+                    if (now >= nextThreads) { // threads that end inside the window keep their last reading
+                        threads.sample(agent.cpuSecondsByThread());
+                        nextThreads += 100_000_000L;
+                    }
+                    if (now >= nextSample) {
                         rss.add(agent.memoryMiB()[0]);
                         nextSample += 500_000_000L;
                     }
                 }
                 double[] cpu1 = agent.cpuUserSystemSeconds();
-                Map<String, Double> threads1 = agent.cpuSecondsByThreadName();
+                Map<String, Double> threads1 = threads.byName(agent.cpuSecondsByThread());
                 long t1 = System.nanoTime();
                 rss.add(agent.memoryMiB()[0]);
                 m.put("windowRounds", plan.intervals());
@@ -145,7 +151,10 @@ final class ScaleRun {
                 m.put("agentCpuSeconds", Stats.round(cpu));
                 m.put("agentSystemCpuSeconds", Stats.round(cpu1[1] - cpu0[1]));
                 m.put("cpuShare", Stats.round(cpu / wall));
-                m.put("cpuSecondsByThread", byThread(threads0, threads1, cpu, 8));
+                m.put("cpuSecondsByThread", byThread(threads1, cpu, 8));
+                // Warm-up left in the window: after two 30 s rounds the JIT still compiled (0.1 s of a window on an
+                // H100), after six it did not (docs/performance.md, "Session 2026-12-06 l").
+                m.put("compilerCpuSeconds", Stats.round(compilerSeconds(threads1)));
                 m.put("outboundProbesInWindow", sim.importsServed.get() - imports0);
                 m.put("inboundPushesInWindow", sim.pushesOk.get() - pushes0);
                 m.put("outboundFailed", sim.importsFailed.get());
@@ -168,15 +177,25 @@ final class ScaleRun {
         return m;
     }
 
+    /** CPU seconds of the JIT's compiler threads (kernel names "C1 CompilerThre", "C2 CompilerThre"), ended or not. */
+    static double compilerSeconds(Map<String, Double> byName) {
+        double sum = 0;
+        for (Map.Entry<String, Double> e : byName.entrySet()) {
+            if (e.getKey().startsWith("C# CompilerThre")) {
+                sum += e.getValue();
+            }
+        }
+        return sum;
+    }
+
     /**
-     * Where the window's CPU went: the threads (by name, pools together) that took the most, largest first, and
-     * what the rest took, threads that ended in the window included.
+     * Where the window's CPU went: the threads (by name, pools together; {@link ThreadLedger}) that took the most,
+     * largest first, and what the rest took: the other threads, and threads that lived and ended between two readings.
      */
-    static Map<String, Object> byThread(Map<String, Double> before, Map<String, Double> after, double total, int top) {
+    static Map<String, Object> byThread(Map<String, Double> byName, double total, int top) {
         Map<String, Object> m = new LinkedHashMap<>();
         double listed = 0;
-        List<Map.Entry<String, Double>> deltas = after.entrySet().stream()
-                .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0.0)))
+        List<Map.Entry<String, Double>> deltas = byName.entrySet().stream()
                 .filter(e -> e.getValue() > 0)
                 .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
                 .limit(top)

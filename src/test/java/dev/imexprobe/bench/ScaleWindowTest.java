@@ -37,32 +37,71 @@ class ScaleWindowTest {
 
     @Test
     void theWindowsCpuByThreadListsTheLargestAndWhatTheRestTook() {
-        Map<String, Double> before = new HashMap<>();
-        Map<String, Double> after = new HashMap<>();
+        Map<String, Double> byName = new HashMap<>();
         List<String> names = List.of("http-nio-#-exec", "probe-driver-#", "C# CompilerThre", "mesh", "recorder",
                 "cuda-context-li", "VM Thread", "GC Thread##", "scrape", "metrics");
         double total = 0;
         for (String n : names) {
-            double b = random.nextInt(100) / 10.0;
             double d = (1 + random.nextInt(500)) / 100.0;
-            before.put(n, b);
-            after.put(n, b + d);
+            byName.put(n, d);
             total += d;
         }
-        after.put("born in window", 0.25);
-        total += 0.25;
-        double ended = 0.4; // a thread that ended in the window: in the process's total, not in any reading
-        Map<String, Object> m = ScaleRun.byThread(before, after, total + ended, 4);
+        double unseen = 0.4; // a thread that lived and ended between two readings: in the process's total only
+        Map<String, Object> m = ScaleRun.byThread(byName, total + unseen, 4);
 
-        List<Double> deltas = new java.util.ArrayList<>(after.keySet().stream()
-                .map(n -> after.get(n) - before.getOrDefault(n, 0.0)).sorted().toList().reversed());
+        List<Double> deltas = byName.values().stream().sorted(java.util.Comparator.reverseOrder()).toList();
         assertThat(m).hasSize(5).containsKey("(the rest)");
         List<Double> listed = m.entrySet().stream().filter(e -> !e.getKey().equals("(the rest)"))
                 .map(e -> (Double) e.getValue()).toList();
         for (int i = 0; i < 4; i++) {
             assertThat(listed.get(i)).isCloseTo(deltas.get(i), within(0.001));
         }
-        double rest = deltas.subList(4, deltas.size()).stream().mapToDouble(Double::doubleValue).sum() + ended;
+        double rest = deltas.subList(4, deltas.size()).stream().mapToDouble(Double::doubleValue).sum() + unseen;
         assertThat((Double) m.get("(the rest)")).isCloseTo(rest, within(0.01));
+    }
+
+    @Test
+    void theLedgerKeepsThreadsThatStartOrEndInsideTheWindow() {
+        for (int run = 0; run < 50; run++) {
+            Map<Integer, ThreadLedger.Reading> now = new HashMap<>();
+            Map<String, Double> expected = new HashMap<>();
+            int tid = 100;
+            // alive throughout: a pool of 1-4 threads, counted from their readings at the start
+            for (int i = 0; i < 1 + random.nextInt(4); i++) {
+                now.put(tid++, new ThreadLedger.Reading("http-nio-" + (8000 + run) + "-exec-" + i, random.nextInt(50)));
+            }
+            ThreadLedger ledger = new ThreadLedger(Map.copyOf(now));
+            Map<Integer, Double> startOf = new HashMap<>();
+            now.forEach((t, r) -> startOf.put(t, r.seconds()));
+            int compilerTid = -1;
+            int samples = 2 + random.nextInt(20);
+            for (int s = 0; s < samples; s++) {
+                for (Map.Entry<Integer, ThreadLedger.Reading> e : Map.copyOf(now).entrySet()) {
+                    now.put(e.getKey(), new ThreadLedger.Reading(e.getValue().name(),
+                            e.getValue().seconds() + random.nextInt(10) / 100.0));
+                }
+                if (s == 0) { // a compiler thread born in the window, counted from zero
+                    compilerTid = tid++;
+                    now.put(compilerTid, new ThreadLedger.Reading("C1 CompilerThre", 0.05));
+                }
+                ledger.sample(Map.copyOf(now));
+            }
+            double compiler = now.get(compilerTid).seconds();
+            boolean compilerEnds = random.nextBoolean();
+            if (compilerEnds) {
+                now.remove(compilerTid); // it ended after its last reading: that reading counts
+            }
+            for (Map.Entry<Integer, ThreadLedger.Reading> e : now.entrySet()) {
+                if (e.getKey() != compilerTid) {
+                    expected.merge("http-nio-#-exec-#", e.getValue().seconds() - startOf.get(e.getKey()), Double::sum);
+                }
+            }
+            expected.put("C# CompilerThre" + (compilerEnds ? ThreadLedger.ENDED : ""), compiler);
+
+            Map<String, Double> byName = ledger.byName(Map.copyOf(now));
+            assertThat(byName.keySet()).isEqualTo(expected.keySet());
+            expected.forEach((n, v) -> assertThat(byName.get(n)).as(n).isCloseTo(v, within(1e-9)));
+            assertThat(ScaleRun.compilerSeconds(byName)).isCloseTo(compiler, within(1e-9));
+        }
     }
 }
