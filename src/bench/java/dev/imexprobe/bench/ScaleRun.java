@@ -163,6 +163,7 @@ final class ScaleRun {
                     m.put("failureSamples", List.copyOf(sim.failureSamples));
                 }
                 m.put("scrape", scrape(agent, plan.scrapes()));
+                m.put("jvmMemoryMiB", jvmMemoryMiB(prometheusText(agent)));
                 m.put("mesh", mesh(agent));
                 m.put("rssMiB", Stats.round(rss.stream().mapToDouble(Double::doubleValue).max().orElse(mem[0])));
                 m.put("rssAtEndMiB", Stats.round(mem[0]));
@@ -275,6 +276,41 @@ final class ScaleRun {
         m.put("bytes", bytes);
         m.put("series", series);
         m.put("pairSeries", pairSeries);
+        return m;
+    }
+
+    private static String prometheusText(AgentJvm agent) throws Exception {
+        try (HttpClient c = HttpClient.newHttpClient()) {
+            return c.send(HttpRequest.newBuilder(URI.create("http://" + agent.address() + "/actuator/prometheus"))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        }
+    }
+
+    /**
+     * The JVM's own account of its memory at the window's end (Micrometer's {@code jvm_memory_*_bytes}, summed over
+     * the pools of each area): which part of the RSS is the Java heap the collector has committed, and how much of it
+     * is in use. On an H100 one run's RSS read 12-20 MiB above the others' (docs/performance.md, "Session
+     * 2026-12-06 l"); this says whether such a difference is the heap.
+     */
+    static Map<String, Object> jvmMemoryMiB(String exposition) {
+        double[] sums = new double[4]; // heap committed, heap used, non-heap committed, non-heap used
+        for (String line : exposition.split("\n")) {
+            int kind = line.startsWith("jvm_memory_committed_bytes{") ? 0
+                    : line.startsWith("jvm_memory_used_bytes{") ? 1 : -1;
+            if (kind < 0) {
+                continue;
+            }
+            int area = line.contains("area=\"heap\"") ? 0 : line.contains("area=\"nonheap\"") ? 2 : -1;
+            if (area < 0) {
+                continue;
+            }
+            sums[area + kind] += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("heapCommitted", Stats.round(sums[0] / (1 << 20)));
+        m.put("heapUsed", Stats.round(sums[1] / (1 << 20)));
+        m.put("nonHeapCommitted", Stats.round(sums[2] / (1 << 20)));
+        m.put("nonHeapUsed", Stats.round(sums[3] / (1 << 20)));
         return m;
     }
 

@@ -153,6 +153,11 @@ class BenchQuickIT {
         assertThat(byThread).as("threads and rest: %s", scale.path("cpuSecondsByThread")).isCloseTo(agentCpu, within(0.05));
         assertThat(scale.path("compilerCpuSeconds").isNumber()).isTrue();
         assertThat(scale.path("compilerCpuSeconds").asDouble()).isBetween(0.0, agentCpu);
+        JsonNode jvm = scale.path("jvmMemoryMiB");
+        assertThat(jvm.path("heapUsed").asDouble()).as("%s", jvm).isPositive()
+                .isLessThanOrEqualTo(jvm.path("heapCommitted").asDouble());
+        assertThat(jvm.path("nonHeapUsed").asDouble()).as("%s", jvm).isPositive()
+                .isLessThanOrEqualTo(jvm.path("nonHeapCommitted").asDouble());
         assertThat(scale.path("readySeconds").asDouble()).isPositive();
         assertThat(scale.path("rssMiB").asDouble()).isPositive();
         JsonNode scrape = scale.path("scrape");

@@ -104,4 +104,30 @@ class ScaleWindowTest {
             assertThat(ScaleRun.compilerSeconds(byName)).isCloseTo(compiler, within(1e-9));
         }
     }
+
+    @Test
+    void theJvmsMemoryIsSummedByAreaFromTheExposition() {
+        double[] want = new double[4];
+        StringBuilder text = new StringBuilder("# HELP jvm_memory_committed_bytes The amount of memory in bytes\n");
+        String[][] pools = {{"heap", "Eden Space"}, {"heap", "Survivor Space"}, {"heap", "Tenured Gen"},
+                {"nonheap", "Metaspace"}, {"nonheap", "CodeHeap 'non-profiled nmethods'"}, {"nonheap", "Compressed Class Space"}};
+        for (String[] pool : pools) {
+            int area = pool[0].equals("heap") ? 0 : 2;
+            long committed = (1L + random.nextInt(200)) << 20;
+            long used = (long) (committed * random.nextDouble());
+            want[area] += committed;
+            want[area + 1] += used;
+            text.append("jvm_memory_committed_bytes{application=\"imexprobe\",area=\"").append(pool[0])
+                    .append("\",id=\"").append(pool[1]).append("\"} ").append(committed).append(".0\n");
+            text.append("jvm_memory_used_bytes{application=\"imexprobe\",area=\"").append(pool[0])
+                    .append("\",id=\"").append(pool[1]).append("\"} ").append(String.format("%.1f", (double) used))
+                    .append("\n");
+        }
+        text.append("jvm_memory_max_bytes{area=\"heap\",id=\"Tenured Gen\"} 3.2E8\n"); // not counted
+        Map<String, Object> m = ScaleRun.jvmMemoryMiB(text.toString());
+        String[] keys = {"heapCommitted", "heapUsed", "nonHeapCommitted", "nonHeapUsed"};
+        for (int i = 0; i < 4; i++) {
+            assertThat((Double) m.get(keys[i])).as(keys[i]).isCloseTo(want[i] / (1 << 20), within(0.001));
+        }
+    }
 }
