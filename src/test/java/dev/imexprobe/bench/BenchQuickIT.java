@@ -143,14 +143,16 @@ class BenchQuickIT {
                 .isEqualTo(71L * scale.path("windowRounds").asInt());
         assertThat(scale.path("inboundPushesInWindow").asLong()).isPositive();
         assertThat(scale.path("cpuShare").asDouble()).isPositive();
-        // Where the window's CPU went: the named threads (ended ones included) and the rest add up to the
-        // process's CPU, and the compiler's part is one of them.
+        // Where the window's CPU went: the rest is what the named threads (ended ones included) leave of the
+        // process's CPU. They may exceed it only by /proc's per-thread rounding to clock ticks (under 10 ms each).
         double agentCpu = scale.path("agentCpuSeconds").asDouble();
         double byThread = 0;
         for (JsonNode v : scale.path("cpuSecondsByThread")) {
             byThread += v.asDouble();
         }
-        assertThat(byThread).as("threads and rest: %s", scale.path("cpuSecondsByThread")).isCloseTo(agentCpu, within(0.05));
+        assertThat(byThread).as("threads and rest: %s", scale.path("cpuSecondsByThread"))
+                .isGreaterThanOrEqualTo(agentCpu - 0.001)
+                .isLessThanOrEqualTo(agentCpu + 0.01 * scale.path("threads").asInt());
         assertThat(scale.path("compilerCpuSeconds").isNumber()).isTrue();
         assertThat(scale.path("compilerCpuSeconds").asDouble()).isBetween(0.0, agentCpu);
         JsonNode jvm = scale.path("jvmMemoryMiB");
