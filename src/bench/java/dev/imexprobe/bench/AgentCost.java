@@ -4,10 +4,6 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -193,7 +189,7 @@ final class AgentCost {
     }
 
     private int gpus(AgentJvm a) throws Exception {
-        JsonNode node = json.readTree(get(a, "/v1/node"));
+        JsonNode node = json.readTree(a.get("/v1/node"));
         return node.path("gpus").size();
     }
 
@@ -202,25 +198,9 @@ final class AgentCost {
      * (imexprobe_cuda_context_creations_total) and probes it made (imexprobe_probes_total).
      */
     private static double[] counters(AgentJvm a) throws Exception {
-        double[] sum = new double[2];
-        for (String line : get(a, "/actuator/prometheus").split("\n")) {
-            int i = line.startsWith("imexprobe_cuda_context_creations_total") ? 0
-                    : line.startsWith("imexprobe_probes_total") ? 1 : -1;
-            if (i >= 0) {
-                sum[i] += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        return sum;
-    }
-
-    private static String get(AgentJvm a, String path) throws Exception {
-        try (HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
-            HttpResponse<String> r = c.send(HttpRequest.newBuilder(URI.create("http://" + a.address() + path))
-                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() != 200) {
-                throw new IOException(path + " of " + a.address() + " answered " + r.statusCode());
-            }
-            return r.body();
-        }
+        String text = a.get("/actuator/prometheus");
+        double created = AgentJvm.sample(text, "imexprobe_cuda_context_creations_total");
+        double probes = AgentJvm.sample(text, "imexprobe_probes_total");
+        return new double[] {Double.isNaN(created) ? 0 : created, Double.isNaN(probes) ? 0 : probes};
     }
 }

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -233,6 +234,45 @@ public final class AgentJvm implements AutoCloseable {
                     stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')), us[0] + us[1]));
         }
         return byTid;
+    }
+
+    /** The body of GET {@code path} on the agent; an IOException for any status but 200. */
+    public String get(String path) throws IOException, InterruptedException {
+        try (HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+            HttpResponse<String> r = c.send(HttpRequest.newBuilder(URI.create("http://" + address() + path))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new IOException(path + " of " + address() + " answered " + r.statusCode());
+            }
+            return r.body();
+        }
+    }
+
+    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(.*)})?\\s+(\\S+)$");
+
+    /**
+     * Sums the samples of {@code name} in a Prometheus text exposition whose labels include every given pair
+     * ({@code "area", "heap"}); others may exist. NaN when none matches.
+     */
+    public static double sample(String exposition, String name, String... labels) {
+        double sum = 0;
+        boolean found = false;
+        for (String line : exposition.split("\n")) {
+            Matcher m = SAMPLE.matcher(line.strip());
+            if (line.startsWith("#") || !m.matches() || !m.group(1).equals(name)) {
+                continue;
+            }
+            String ls = m.group(3) == null ? "" : m.group(3);
+            boolean all = true;
+            for (int i = 0; i < labels.length; i += 2) {
+                all &= ls.contains(labels[i] + "=\"" + labels[i + 1] + "\"");
+            }
+            if (all) {
+                sum += Double.parseDouble(m.group(4));
+                found = true;
+            }
+        }
+        return found ? sum : Double.NaN;
     }
 
     int threads() throws IOException {

@@ -163,7 +163,7 @@ final class ScaleRun {
                     m.put("failureSamples", List.copyOf(sim.failureSamples));
                 }
                 m.put("scrape", scrape(agent, plan.scrapes()));
-                m.put("jvmMemoryMiB", jvmMemoryMiB(prometheusText(agent)));
+                m.put("jvmMemoryMiB", jvmMemoryMiB(agent.get("/actuator/prometheus")));
                 m.put("mesh", mesh(agent));
                 m.put("rssMiB", Stats.round(rss.stream().mapToDouble(Double::doubleValue).max().orElse(mem[0])));
                 m.put("rssAtEndMiB", Stats.round(mem[0]));
@@ -219,11 +219,7 @@ final class ScaleRun {
     }
 
     private String agentGpu(AgentJvm agent) throws Exception {
-        try (HttpClient c = HttpClient.newHttpClient()) {
-            HttpResponse<byte[]> r = c.send(HttpRequest.newBuilder(URI.create("http://" + agent.address() + "/v1/node"))
-                    .build(), HttpResponse.BodyHandlers.ofByteArray());
-            return json.readTree(r.body()).path("gpus").path(0).path("uuid").asString();
-        }
+        return json.readTree(agent.get("/v1/node")).path("gpus").path(0).path("uuid").asString();
     }
 
     private Map<String, Object> scrape(AgentJvm agent, int n) throws Exception {
@@ -279,13 +275,6 @@ final class ScaleRun {
         return m;
     }
 
-    private static String prometheusText(AgentJvm agent) throws Exception {
-        try (HttpClient c = HttpClient.newHttpClient()) {
-            return c.send(HttpRequest.newBuilder(URI.create("http://" + agent.address() + "/actuator/prometheus"))
-                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()).body();
-        }
-    }
-
     /**
      * The JVM's own account of its memory at the window's end (Micrometer's {@code jvm_memory_*_bytes}, summed over
      * the pools of each area): which part of the RSS is the Java heap the collector has committed, and how much of it
@@ -293,25 +282,16 @@ final class ScaleRun {
      * 2026-12-06 l"); this says whether such a difference is the heap.
      */
     static Map<String, Object> jvmMemoryMiB(String exposition) {
-        double[] sums = new double[4]; // heap committed, heap used, non-heap committed, non-heap used
-        for (String line : exposition.split("\n")) {
-            int kind = line.startsWith("jvm_memory_committed_bytes{") ? 0
-                    : line.startsWith("jvm_memory_used_bytes{") ? 1 : -1;
-            if (kind < 0) {
-                continue;
-            }
-            int area = line.contains("area=\"heap\"") ? 0 : line.contains("area=\"nonheap\"") ? 2 : -1;
-            if (area < 0) {
-                continue;
-            }
-            sums[area + kind] += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-        }
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("heapCommitted", Stats.round(sums[0] / (1 << 20)));
-        m.put("heapUsed", Stats.round(sums[1] / (1 << 20)));
-        m.put("nonHeapCommitted", Stats.round(sums[2] / (1 << 20)));
-        m.put("nonHeapUsed", Stats.round(sums[3] / (1 << 20)));
+        m.put("heapCommitted", mib(exposition, "jvm_memory_committed_bytes", "heap"));
+        m.put("heapUsed", mib(exposition, "jvm_memory_used_bytes", "heap"));
+        m.put("nonHeapCommitted", mib(exposition, "jvm_memory_committed_bytes", "nonheap"));
+        m.put("nonHeapUsed", mib(exposition, "jvm_memory_used_bytes", "nonheap"));
         return m;
+    }
+
+    private static double mib(String exposition, String name, String area) {
+        return Stats.round(AgentJvm.sample(exposition, name, "area", area) / (1 << 20));
     }
 
     /** The agent's own /v1/mesh: how many pairs it keeps, by state, and the document's size. */

@@ -21,8 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * One agent ({@code serve}, started as the image starts it: {@link Launch#standard()}) as a real process on loopback: its own port, its own
@@ -341,28 +339,9 @@ public final class AgentProcess implements AutoCloseable {
         return sample(r.body(), name, labels);
     }
 
-    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(.*)})?\\s+(\\S+)$");
-
     /** Sums the samples of {@code name} whose labels include every given pair. NaN when none matches. */
     public static double sample(String exposition, String name, String... labels) {
-        double sum = 0;
-        boolean found = false;
-        for (String line : exposition.split("\n")) {
-            Matcher m = SAMPLE.matcher(line.strip());
-            if (line.startsWith("#") || !m.matches() || !m.group(1).equals(name)) {
-                continue;
-            }
-            String ls = m.group(3) == null ? "" : m.group(3);
-            boolean all = true;
-            for (int i = 0; i < labels.length; i += 2) {
-                all &= ls.contains(labels[i] + "=\"" + labels[i + 1] + "\"");
-            }
-            if (all) {
-                sum += Double.parseDouble(m.group(4));
-                found = true;
-            }
-        }
-        return found ? sum : Double.NaN;
+        return AgentJvm.sample(exposition, name, labels);
     }
 
     /** Driver resources the agent holds (created + imported handles + mappings), from its metrics. */
