@@ -7,9 +7,8 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.Locale;
-import java.util.concurrent.locks.LockSupport;
 
-import static dev.imexprobe.peer.PeerHttp.AWAITING;
+import static dev.imexprobe.peer.PeerHttp.ANSWERING;
 
 /**
  * One kept-alive socket to a peer and its read buffer, for {@link PeerHttp}: writes a request, reads one HTTP/1.1
@@ -91,26 +90,6 @@ final class PeerConnection {
         return buf[pos++] & 0xff;
     }
 
-    /**
-     * Until {@code spin} before {@code due} parked, then polling the socket until {@code spin} after it or the deadline;
-     * returns as soon as bytes are there to read, or at the window's end with the blocking read still to come.
-     * An answer that comes before the window is read when the window opens; {@code due} being the median of the
-     * last answers keeps that rare.
-     */
-    private void awaitNear(long due, long spin) throws IOException {
-        long until = due + spin - deadline < 0 ? due + spin : deadline;
-        long park;
-        while ((park = Math.min(due - spin, until) - System.nanoTime()) > 0) {
-            LockSupport.parkNanos(this, park);
-            if (Thread.currentThread().isInterrupted()) {
-                return; // the blocking read below answers an interrupt as without the window
-            }
-        }
-        while (System.nanoTime() - until < 0 && in.available() == 0) {
-            Thread.onSpinWait();
-        }
-    }
-
     /** One line of the head without its CRLF; the head's total size is capped. */
     private String line(int[] headLeft) throws IOException {
         StringBuilder b = new StringBuilder(64);
@@ -130,12 +109,8 @@ final class PeerConnection {
 
     Reply read(long deadline, int cap, boolean reused) throws IOException {
         this.deadline = deadline;
-        PeerHttp.Awaiting awaiting = AWAITING.isBound() ? AWAITING.get() : null;
         int first;
         try {
-            if (awaiting != null && awaiting.spinNanos() > 0 && pos == end) {
-                awaitNear(awaiting.dueNanos(), awaiting.spinNanos());
-            }
             first = read();
         } catch (SocketTimeoutException e) {
             throw e;
@@ -152,8 +127,8 @@ final class PeerConnection {
             throw new EOFException("the peer closed the connection without an answer");
         }
         pos--;
-        if (awaiting != null && awaiting.atFirstByte() != null) {
-            awaiting.atFirstByte().run();
+        if (ANSWERING.isBound()) {
+            ANSWERING.get().run();
         }
         int[] headLeft = {MAX_HEAD};
         String status = line(headLeft);

@@ -33,21 +33,10 @@ import java.util.concurrent.TimeoutException;
 public final class PeerHttp implements AutoCloseable {
 
     /**
-     * What the calling thread knows of the answer it will wait for. Unbound: it blocks in the read, and nothing runs
-     * at the first byte.
+     * Run on the calling thread when the first byte of an answer arrives, before it is read and parsed: for whoever
+     * acts on the answer to get ready (a driver worker woken for the work that follows it). Unbound: nothing runs.
      */
-    public static final ScopedValue<Awaiting> AWAITING = ScopedValue.newInstance();
-
-    /**
-     * An answer due at {@code dueNanos} ({@link System#nanoTime()}): the caller parks until {@code spinNanos} before
-     * it and polls the socket from there until {@code spinNanos} after it, so that an answer in that window is read
-     * without a wake-up (a blocked read is woken 0.03–0.05 ms after its bytes on a 16-CPU server); before or after
-     * the window it blocks as without. {@code spinNanos} 0 never spins. {@code atFirstByte} runs on the calling
-     * thread when the first byte arrives, before it is read and parsed: for whoever acts on the answer to get ready
-     * (a driver worker woken for the work that follows it); null runs nothing.
-     */
-    public record Awaiting(long dueNanos, long spinNanos, Runnable atFirstByte) {
-    }
+    public static final ScopedValue<Runnable> ANSWERING = ScopedValue.newInstance();
 
     /** What a peer answered: the status and the whole body (never more than the cap). */
     public record Answer(int status, byte[] body) {

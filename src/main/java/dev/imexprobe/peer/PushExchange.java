@@ -80,10 +80,7 @@ final class PushExchange extends Exchange {
                 ours[0] = registry.startCheckAndRelease(id, writebackSeed);
             }
         };
-        // The answer's wake-up is taken off the path as the check's is: this thread polls for it around when it is due.
-        PeerHttp.Awaiting awaiting = new PeerHttp.Awaiting(began + due, due >= 0 ? registry.spinNanos() : 0,
-                answering);
-        PeerCall<ImportReply> reply = ScopedValue.where(PeerHttp.AWAITING, awaiting)
+        PeerCall<ImportReply> reply = ScopedValue.where(PeerHttp.ANSWERING, answering)
                 .call(() -> PeerAnswers.checked(client.postImport(peer.target(), body), PeerAnswers::importerProblem));
         if (debug.on()) {
             debug.say("POST /v1/imports on " + peer.target() + ": " + describe(reply));

@@ -197,11 +197,6 @@ public final class ExportRegistry implements AutoCloseable {
         engine.executor().expect(inNanos);
     }
 
-    /** How long a thread waiting near an expected moment spins now: the driver pool's, 0 with no CPU to spare. */
-    public long spinNanos() {
-        return engine.executor().spinNanos();
-    }
-
     /** Releases an export now; null when there is no such export. */
     public StageResult release(String id) {
         Export e = exports.remove(id);

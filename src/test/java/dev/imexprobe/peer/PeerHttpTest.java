@@ -301,10 +301,10 @@ class PeerHttpTest {
         List<Thread> heardOn = new ArrayList<>();
         for (int i = 0; i < calls; i++) {
             long[] heardAt = {0};
-            PeerHttp.Answer a = ScopedValue.where(PeerHttp.AWAITING, new PeerHttp.Awaiting(0, 0, () -> {
+            PeerHttp.Answer a = ScopedValue.where(PeerHttp.ANSWERING, () -> {
                 heardOn.add(Thread.currentThread());
                 heardAt[0] = System.nanoTime();
-            })).call(() -> http.exchange(target(), "GET", "/v1/node", null, Map.of()));
+            }).call(() -> http.exchange(target(), "GET", "/v1/node", null, Map.of()));
             long done = System.nanoTime();
             assertThat(a.status()).isEqualTo(200);
             assertThat((done - heardAt[0]) / 1_000_000).as("heard before the rest came").isGreaterThanOrEqualTo(pauseMs - 5);
@@ -312,83 +312,10 @@ class PeerHttpTest {
         assertThat(heardOn).hasSize(calls).allMatch(t -> t == Thread.currentThread());
 
         answer = (request, out) -> sleep(TIMEOUT.toMillis() * 4); // no answer at all: nothing to hear of
-        assertThatThrownBy(() -> ScopedValue.where(PeerHttp.AWAITING,
-                new PeerHttp.Awaiting(System.nanoTime() + TIMEOUT.toNanos() / 2, TIMEOUT.toNanos() / 8,
-                        () -> heardOn.add(Thread.currentThread())))
+        assertThatThrownBy(() -> ScopedValue.where(PeerHttp.ANSWERING, () -> heardOn.add(Thread.currentThread()))
                 .call(() -> http.exchange(target(), "GET", "/v1/node", null, Map.of())))
                 .isInstanceOf(PeerHttp.NoAnswer.class);
         assertThat(heardOn).hasSize(calls);
-    }
-
-    /**
-     * An answer due at a known moment is polled for around it: the waiting thread burns CPU through the window (here
-     * made long enough to measure) and none outside it, and the answer, whenever it comes, is read whole.
-     */
-    @Test
-    void aWaitNearTheAnswersMomentSpinsThroughItsWindowOnlyAndReadsTheAnswerWhole() throws IOException {
-        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
-        String body = "{\"n\":" + random.nextInt(1_000_000) + "}";
-        long spinMs = 20 + random.nextInt(20);
-        long dueMs = spinMs + 40 + random.nextInt(40);
-        long answerMs = dueMs + spinMs + 60 + random.nextInt(60); // after the window: it is spun through whole
-        answer = (request, out) -> {
-            sleep(answerMs);
-            write(out, reply(200, body));
-        };
-        int[] heard = {0};
-        long cpu0 = threads.getCurrentThreadCpuTime();
-        long start = System.nanoTime();
-        PeerHttp.Answer a = ScopedValue.where(PeerHttp.AWAITING, new PeerHttp.Awaiting(start + dueMs * 1_000_000,
-                spinMs * 1_000_000, () -> heard[0]++)).call(() -> http.exchange(target(), "GET", "/v1/node", null,
-                Map.of()));
-        long cpuMs = (threads.getCurrentThreadCpuTime() - cpu0) / 1_000_000;
-        assertThat(a.status()).isEqualTo(200);
-        assertThat(new String(a.body(), StandardCharsets.ISO_8859_1)).isEqualTo(body);
-        assertThat(heard[0]).isEqualTo(1);
-        // The window is 2 × spinMs of spinning; parked before it, blocked after it. Half of it allows for a busy machine.
-        assertThat(cpuMs).as("CPU spent waiting, window %d ms", 2 * spinMs).isBetween(spinMs, 2 * spinMs + 30);
-
-        // Without a window the same wait costs next to no CPU: the figure above is the spinning's.
-        cpu0 = threads.getCurrentThreadCpuTime();
-        a = ScopedValue.where(PeerHttp.AWAITING, new PeerHttp.Awaiting(System.nanoTime() + dueMs * 1_000_000, 0,
-                null)).call(() -> http.exchange(target(), "GET", "/v1/node", null, Map.of()));
-        assertThat(a.status()).isEqualTo(200);
-        assertThat((threads.getCurrentThreadCpuTime() - cpu0) / 1_000_000).isLessThan(spinMs / 2);
-    }
-
-    /** An answer inside the window is read there, one before it when the window opens: neither waits for the window's end. */
-    @RepeatedTest(4)
-    void anAnswerBeforeOrInsideTheWindowIsReadByItsOpeningOrAtOnce() throws IOException {
-        long spinMs = 40 + random.nextInt(30);
-        long dueMs = 120 + random.nextInt(50);
-        boolean early = random.nextBoolean();
-        long answerMs = early ? random.nextInt(20) : dueMs - spinMs / 2 + random.nextInt((int) spinMs / 2);
-        answer = (request, out) -> {
-            sleep(answerMs);
-            write(out, reply(200, "{}"));
-        };
-        long start = System.nanoTime();
-        PeerHttp.Answer a = ScopedValue.where(PeerHttp.AWAITING, new PeerHttp.Awaiting(start + dueMs * 1_000_000,
-                spinMs * 1_000_000, null)).call(() -> http.exchange(target(), "GET", "/v1/node", null, Map.of()));
-        long ms = (System.nanoTime() - start) / 1_000_000;
-        assertThat(a.status()).isEqualTo(200);
-        long readBy = Math.max(answerMs, dueMs - spinMs);
-        assertThat(ms).as("answered at %d ms, window %d–%d ms", answerMs, dueMs - spinMs, dueMs + spinMs)
-                .isBetween(readBy - 2, dueMs + spinMs - 5);
-    }
-
-    /** A window that reaches past the deadline ends at the deadline: the answer that never comes is NoAnswer then. */
-    @Test
-    void aWindowPastTheDeadlineKeepsTheDeadline() {
-        answer = (request, out) -> sleep(TIMEOUT.toMillis() * 6);
-        long start = System.nanoTime();
-        long dueMs = TIMEOUT.toMillis() - random.nextInt(200);
-        assertThatThrownBy(() -> ScopedValue.where(PeerHttp.AWAITING, new PeerHttp.Awaiting(
-                start + dueMs * 1_000_000, Duration.ofSeconds(3).toNanos(), null))
-                .call(() -> http.exchange(target(), "POST", "/v1/imports", new byte[] {'{', '}'}, Map.of())))
-                .isInstanceOf(PeerHttp.NoAnswer.class);
-        long ms = (System.nanoTime() - start) / 1_000_000;
-        assertThat(ms).isBetween(TIMEOUT.toMillis() - 5, TIMEOUT.toMillis() + 500);
     }
 
     @Test
