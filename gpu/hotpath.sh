@@ -16,7 +16,9 @@
 # JVM flags (default: the image's); FLOORS=0 skips the C and HTTP floors; QOS=1 holds /dev/cpu_dma_latency at 0
 # for the run (CPUs kept out of deep idle states, as tuned's latency-performance profile does; released at exit);
 # every probe is timed by two callers alternately: Python's http.client (parses headers and JSON inside the
-# clock, as a script would) and a raw socket (one prebuilt request, the answer read by its Content-Length).
+# clock, as a script would) and a raw socket (one prebuilt request, the answer read by its Content-Length). A
+# connection an agent closed while idle (another pair's turn outlasting its keep-alive timeout) is opened again and
+# the probe sent again, timed from there; the log counts these.
 # DRIVER=fake runs the agents on the fake driver where no GPU is (from a build tree: target/imexprobe.jar,
 # target/native/fake, $JAVA_HOME/bin/java): no Python peer, no floors, no GPU query. The driver's own segments then
 # mean nothing, but with TIMELINE=1 every segment outside the driver (Tomcat, JSON, the signature, the hops) is
@@ -124,9 +126,14 @@ tags = [p.split(":")[0] for p in sys.argv[4:]]
 ROUNDS = 5
 def q(s, p): return round(s[min(len(s) - 1, int(round(p * (len(s) - 1))))], 3)
 conns = {}
-for i, tag in enumerate(tags):
+def http_conn(tag):
+    i = tags.index(tag)
     c = http.client.HTTPConnection("127.0.0.1", 18081 + 2 * i, timeout=30); c.connect()
     c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1); conns[tag] = (c, 18082 + 2 * i)
+for tag in tags: http_conn(tag)
+class Closed(Exception):
+    """The agent closed a kept-alive connection before answering: it sat idle past Tomcat's keep-alive timeout (60 s)
+    while another pair had its turn, which a slow build makes long."""
 raws = {}
 def raw_conn(tag):
     i = tags.index(tag)
@@ -139,7 +146,9 @@ def raw_get(tag, req):
     s = raws[tag]; s.sendall(req); buf = b""
     while b"\r\n\r\n" not in buf:
         chunk = s.recv(65536)
-        if not chunk: raise RuntimeError("connection closed")
+        if not chunk:
+            if not buf: raise Closed()
+            raise RuntimeError("connection closed in the middle of an answer")
         buf += chunk
     head, _, body = buf.partition(b"\r\n\r\n")
     lines = [l.lower() for l in head.split(b"\r\n")]
@@ -160,19 +169,29 @@ def raw_get(tag, req):
     return body
 trace = [] if os.environ.get("TIMELINE") == "1" else None  # the caller's side of gpu/timeline.py (CLOCK_MONOTONIC)
 samples = {(t, wb, k): ([], [], {}, [0]) for t in tags for wb in ("false", "true") for k in ("http.client", "raw")}
+reconnects = {t: 0 for t in tags}
+def once(tag, kind, path, req):
+    t = time.perf_counter(); sent = time.monotonic_ns()
+    if kind == "raw":
+        body = raw_get(tag, req); ms = (time.perf_counter() - t) * 1000; got = time.monotonic_ns(); r = json.loads(body)
+    else:
+        c = conns[tag][0]
+        c.request("GET", path); r = json.loads(c.getresponse().read()); ms = (time.perf_counter() - t) * 1000
+        got = time.monotonic_ns()
+    return ms, sent, got, r
 def run(tag, wb, n, keep):
-    c, target = conns[tag]
+    target = conns[tag][1]
     path = f"/probe?target=127.0.0.1:{target}&direction={DIRECTION}&writeback={wb}&sizeBytes=2097152"
     req = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
     for i in range(n):
         kind = ("http.client", "raw")[i % 2]
         times, server, stages, fails = samples[(tag, wb, kind)]
-        t = time.perf_counter(); sent = time.monotonic_ns()
-        if kind == "raw":
-            body = raw_get(tag, req); ms = (time.perf_counter() - t) * 1000; got = time.monotonic_ns(); r = json.loads(body)
-        else:
-            c.request("GET", path); r = json.loads(c.getresponse().read()); ms = (time.perf_counter() - t) * 1000
-            got = time.monotonic_ns()
+        try:
+            ms, sent, got, r = once(tag, kind, path, req)
+        except (Closed, http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            # closed while idle (Closed says when): once more on a new connection, timed from there
+            (raw_conn if kind == "raw" else http_conn)(tag); reconnects[tag] += 1
+            ms, sent, got, r = once(tag, kind, path, req)
         if keep and trace is not None:
             trace.append({"pair": tag, "writeback": wb, "caller": kind, "sentNanos": sent, "receivedNanos": got,
                           "verdict": r["verdict"]})
@@ -195,6 +214,8 @@ for (tag, wb, kind), (times, server, stages, fails) in samples.items():
     print(f"/probe {DIRECTION} writeback={wb} [{tag} build, {kind} caller]: {len(s)} probes, {fails[0]} failed; p50 {q(s, .5)} ms, "
           f"p90 {q(s, .9)} ms, p99 {q(s, .99)} ms; agent's own p50 {q(sorted(server), .5)} ms")
     print("  stage p50 ms:", res[key]["stageP50Ms"])
+for tag, k in reconnects.items():
+    if k: print(f"the {tag} pair's connections were closed while idle {k} times (a turn of the other pairs outlasted its keep-alive timeout, Tomcat's 60 s by default); each probe was sent again on a new one")
 json.dump(res, open(out, "w"), indent=1)
 if trace is not None:
     json.dump(trace, open(os.path.join(os.path.dirname(out), "caller-trace.json"), "w"))
