@@ -20,7 +20,8 @@
 #              and of one in rounds, per GPU)   --copy-sizes 256M,1G
 #   --copy-gpus E,I  the copy section's exporter and importer GPUs (CUDA ordinals; default 0,0). Across two GPUs
 #              the reference is a peer copy in one process (two contexts), not a local copy
-#   --scale-rounds W,M   the 30 s scale run: W mesh rounds of warm-up, M intervals measured (default 2,4)
+#   --scale-rounds W,M   the 30 s scale run: W mesh rounds of warm-up, M intervals measured (default 6,1: past
+#              the JIT's warm-up; until 2026-12-06 m it was 2,4, whose window still held compiling)
 #   --compare-jar OTHER.jar [--compare-hops N] [--compare-agent-jvm "FLAGS"]   before/after: a second pair of
 #              agents from another build (or with other JVM flags), probed alternately with this build's pair
 #              (N: the other build's driver-pool hops per probe, for its breakdown)

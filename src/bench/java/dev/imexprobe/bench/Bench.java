@@ -104,7 +104,8 @@ public final class Bench {
         Path compareJar = null;
         int compareHops = POOL_HOPS_PER_PUSH_PROBE;
         List<String> compareJvm = null;
-        int[] scaleRounds = {2, 4};
+        // Six rounds of warm-up: after two the JIT still compiles in the window (docs/performance.md, session l).
+        int[] scaleRounds = {6, 1};
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
