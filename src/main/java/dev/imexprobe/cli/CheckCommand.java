@@ -66,7 +66,7 @@ final class CheckCommand {
             options = parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("check: " + e.getMessage());
-            Main.usage();
+            Main.usage(System.err);
             return Main.USAGE;
         }
         CudaDriver driver;

@@ -39,7 +39,7 @@ final class DemoCommand {
             o = parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("demo: " + e.getMessage());
-            Main.usage();
+            Main.usage(System.err);
             return Main.USAGE;
         }
         int agentCount = DemoDomain.agentCount(o);

@@ -2,6 +2,7 @@ package dev.imexprobe.cli;
 
 import dev.imexprobe.preflight.PreflightCommand;
 
+import java.io.PrintStream;
 import java.util.Arrays;
 
 /**
@@ -16,35 +17,43 @@ public final class Main {
     }
 
     public static void main(String[] args) {
-        if (args.length == 0) {
-            usage();
-            System.exit(USAGE);
-        }
-        String[] rest = Arrays.copyOfRange(args, 1, args.length);
-        int code = switch (args[0]) {
-            case "check" -> CheckCommand.run(rest, System.out);
-            case "serve" -> ServeCommand.run(rest);
-            case "ladder" -> LadderCommand.run(rest, System.out);
-            case "worker" -> WorkerCommand.run(rest);
-            case "demo" -> DemoCommand.run(rest, System.out);
-            case "preflight" -> PreflightCommand.run(rest, System.out);
-            case "help", "--help", "-h" -> {
-                usage();
-                yield 0;
-            }
-            default -> {
-                System.err.println("unknown command '" + args[0] + "'");
-                usage();
-                yield USAGE;
-            }
-        };
+        int code = run(args, System.out, System.err);
         if (code >= 0) {
             System.exit(code);
         }
     }
 
-    static void usage() {
-        System.err.println("""
+    /**
+     * Runs a command; the exit code, or -1 for {@code serve}, which keeps running. {@code --help} or {@code -h}
+     * anywhere prints the usage on {@code out} and runs nothing: {@code serve --help} must not start an agent.
+     */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0) {
+            usage(err);
+            return USAGE;
+        }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        if (args[0].equals("help") || Arrays.stream(args).anyMatch(a -> a.equals("--help") || a.equals("-h"))) {
+            usage(out);
+            return 0;
+        }
+        return switch (args[0]) {
+            case "check" -> CheckCommand.run(rest, out);
+            case "serve" -> ServeCommand.run(rest);
+            case "ladder" -> LadderCommand.run(rest, out);
+            case "worker" -> WorkerCommand.run(rest);
+            case "demo" -> DemoCommand.run(rest, out);
+            case "preflight" -> PreflightCommand.run(rest, out);
+            default -> {
+                err.println("unknown command '" + args[0] + "'");
+                usage(err);
+                yield USAGE;
+            }
+        };
+    }
+
+    static void usage(PrintStream to) {
+        to.println("""
                 usage: java -jar imexprobe.jar <command> [options]
                   check [--json] [--repeat N] [--size BYTES]   node report, self-probe and findings (exit 0 ok, 1 problem, 2 could not tell)
                   serve                                        the agent (REST, metrics, mesh); configured by imexprobe.* / IMEXPROBE_*
@@ -54,6 +63,7 @@ public final class Main {
                   demo [--nodes N] [--gpus-per-node M] [--domains D] [--port P] [--duration 20s]
                                                                a simulated cluster on the fake driver (no GPU needed): D NVLink
                                                                domains of N nodes × M GPUs plus one HGX-style node
+                  help, or --help / -h after any command         this text (exit 0; nothing runs)
                 """);
     }
 }
