@@ -153,14 +153,24 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
         if (owes[0] && armReturning && armed.compareAndSet(null, me)) {
             armReturning = false; // announced while it returned: this worker spins for it
         }
+        // Whether this worker is in `parked`. It stays there, in its place, through a wake-up that no offer or
+        // announcement made (park may return for no reason, or for a permit an earlier unpark left). Taken out and
+        // put back at the end, such a worker became the most recently parked, and the next offer woke it instead
+        // of the one that ran last; while it was out, an offer woke another. Either moved a caller's lists.
+        boolean listed = false;
         for (;;) {
             if (Thread.interrupted()) {
+                unlist(me, listed);
                 settle(owes);
                 armed.compareAndSet(me, null);
+                if (!items.isEmpty()) {
+                    wakeOne(); // offered while this worker was counted as looking: another takes it
+                }
                 throw new InterruptedException();
             }
             Runnable r = poll();
             if (r != null) {
+                unlist(me, listed);
                 settle(owes);
                 armed.compareAndSet(me, null);
                 return taken(r);
@@ -173,6 +183,8 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
                 if (now - until >= 0) {
                     armed.compareAndSet(me, null);
                 } else if (now - from >= 0) {
+                    unlist(me, listed);
+                    listed = false;
                     r = spin(until, owes);
                     if (r != null) {
                         armed.compareAndSet(me, null);
@@ -184,20 +196,37 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
                 }
             }
             if (deadline - now <= 0) {
+                unlist(me, listed);
                 settle(owes);
                 armed.compareAndSet(me, null);
+                if (!items.isEmpty()) {
+                    wakeOne(); // offered while this worker was counted as looking: another takes it
+                }
                 return null;
             }
-            parked.addLast(me);
-            settle(owes);
-            r = poll();
-            if (r != null) {
-                parked.remove(me);
-                armed.compareAndSet(me, null);
-                return taken(r);
+            if (!listed) {
+                parked.addLast(me);
+                listed = true;
+                settle(owes);
+                r = poll();
+                if (r != null) {
+                    unlist(me, true);
+                    armed.compareAndSet(me, null);
+                    return taken(r);
+                }
             }
             LockSupport.parkNanos(this, wait);
-            parked.remove(me); // still there unless an offer or an announcement took it to wake it
+            listed = parked.contains(me); // out: an offer or an announcement took it out to wake it
+        }
+    }
+
+    /**
+     * Takes the worker out of {@code parked} when it is there. An offer that took it out meanwhile to wake it woke
+     * no one else: {@link #taken} then passes that task on.
+     */
+    private void unlist(Thread me, boolean listed) {
+        if (listed) {
+            parked.remove(me);
         }
     }
 
