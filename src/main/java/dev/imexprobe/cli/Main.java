@@ -63,7 +63,7 @@ public final class Main {
                   demo [--nodes N] [--gpus-per-node M] [--domains D] [--port P] [--duration 20s]
                                                                a simulated cluster on the fake driver (no GPU needed): D NVLink
                                                                domains of N nodes × M GPUs plus one HGX-style node
-                  help, or --help / -h after any command         this text (exit 0; nothing runs)
+                  help, or --help / -h after any command       this text (exit 0; nothing runs)
                 """);
     }
 }

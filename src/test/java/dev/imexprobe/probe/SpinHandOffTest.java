@@ -49,19 +49,10 @@ class SpinHandOffTest {
     }
 
     private static ProbeStage busy(Stage name, long micros, Runnable body) {
-        return new ProbeStage() {
-            @Override
-            public Stage stage() {
-                return name;
-            }
-
-            @Override
-            public StageOutcome run(ProbeSession s) {
-                LockSupport.parkNanos(micros * 1000);
-                body.run();
-                return StageOutcome.ok(CuResult.SUCCESS, name.label() + " done");
-            }
-        };
+        return TestStages.stage(name, () -> {
+            LockSupport.parkNanos(micros * 1000);
+            body.run();
+        }, StageOutcome.ok(CuResult.SUCCESS, name.label() + " done"));
     }
 
     @Test

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import static dev.imexprobe.probe.TestStages.stage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -53,21 +54,6 @@ class StageEngineTest {
 
     private ProbeSession session() {
         return new ProbeSession(driver(), HandleType.FABRIC, 2L << 20, 1L, 2L, 0, 0);
-    }
-
-    private static ProbeStage stage(Stage name, Runnable body, StageOutcome outcome) {
-        return new ProbeStage() {
-            @Override
-            public Stage stage() {
-                return name;
-            }
-
-            @Override
-            public StageOutcome run(ProbeSession s) {
-                body.run();
-                return outcome;
-            }
-        };
     }
 
     private static ProbeStage ok(Stage name, long sleepMillis) {

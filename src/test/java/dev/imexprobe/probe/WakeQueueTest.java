@@ -236,19 +236,10 @@ class WakeQueueTest {
             }
             StageEngine engine = new StageEngine(pool);
             Map<String, Integer> ranOn = new java.util.concurrent.ConcurrentHashMap<>();
-            ProbeStage where = new ProbeStage() {
-                @Override
-                public Stage stage() {
-                    return Stage.IMPORT;
-                }
-
-                @Override
-                public StageOutcome run(ProbeSession s) {
-                    ranOn.merge(Thread.currentThread().getName(), 1, Integer::sum);
-                    ranOnThread.accept(Thread.currentThread());
-                    return StageOutcome.ok(CuResult.SUCCESS, "imported");
-                }
-            };
+            ProbeStage where = TestStages.stage(Stage.IMPORT, () -> {
+                ranOn.merge(Thread.currentThread().getName(), 1, Integer::sum);
+                ranOnThread.accept(Thread.currentThread());
+            }, StageOutcome.ok(CuResult.SUCCESS, "imported"));
             for (int i = 0; i < lists; i++) {
                 ProbeSession session = new ProbeSession((CudaDriver) null, HandleType.FABRIC, 2L << 20, 1L, 2L, 0, 0);
                 assertThat(engine.run(session, List.of(where)).getFirst().status()).isEqualTo(StageStatus.OK);
