@@ -4,6 +4,7 @@ import dev.imexprobe.preflight.PreflightCommand;
 
 import java.io.PrintStream;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The command line: {@code check}, {@code serve}, {@code ladder}, {@code worker}, {@code demo}, {@code preflight}.
@@ -12,6 +13,8 @@ import java.util.Arrays;
 public final class Main {
 
     static final int USAGE = 64;
+    /** The commands {@link #run} knows ({@code worker} is the ladder's own, so the usage leaves it out). */
+    static final List<String> COMMANDS = List.of("check", "serve", "ladder", "worker", "demo", "preflight");
 
     private Main() {
     }
@@ -25,7 +28,8 @@ public final class Main {
 
     /**
      * Runs a command; the exit code, or -1 for {@code serve}, which keeps running. {@code --help} or {@code -h}
-     * anywhere prints the usage on {@code out} and runs nothing: {@code serve --help} must not start an agent.
+     * after a command prints the usage on {@code out} and runs nothing: {@code serve --help} must not start an agent.
+     * An unknown command is a usage error, with or without {@code --help} after it.
      */
     static int run(String[] args, PrintStream out, PrintStream err) {
         if (args.length == 0) {
@@ -33,7 +37,14 @@ public final class Main {
             return USAGE;
         }
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
-        if (args[0].equals("help") || Arrays.stream(args).anyMatch(a -> a.equals("--help") || a.equals("-h"))) {
+        boolean help = isHelp(args[0]) || args[0].equals("help");
+        if (!help && !COMMANDS.contains(args[0])) {
+            // a typo stays an error with --help after it: a script's `imexprobe chek --help` must not read as fine
+            err.println("unknown command '" + args[0] + "'");
+            usage(err);
+            return USAGE;
+        }
+        if (help || Arrays.stream(rest).anyMatch(Main::isHelp)) {
             usage(out);
             return 0;
         }
@@ -44,12 +55,12 @@ public final class Main {
             case "worker" -> WorkerCommand.run(rest);
             case "demo" -> DemoCommand.run(rest, out);
             case "preflight" -> PreflightCommand.run(rest, out);
-            default -> {
-                err.println("unknown command '" + args[0] + "'");
-                usage(err);
-                yield USAGE;
-            }
+            default -> throw new IllegalStateException("a command in COMMANDS without a case: " + args[0]);
         };
+    }
+
+    private static boolean isHelp(String arg) {
+        return arg.equals("--help") || arg.equals("-h");
     }
 
     static void usage(PrintStream to) {

@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The command line's own answers: help wherever it is asked for, and usage errors for what is not a command. */
 class MainTest {
 
-    private static final List<String> COMMANDS = List.of("check", "serve", "ladder", "worker", "demo", "preflight");
+    private static final List<String> COMMANDS = Main.COMMANDS;
     private final Random random = new Random();
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -57,6 +57,12 @@ class MainTest {
         String unknown = "probe" + random.nextInt(1000);
         assertThat(run(List.of(unknown, "--json"))).isEqualTo(Main.USAGE);
         assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("unknown command '" + unknown + "'")
+                .contains("usage: java -jar imexprobe.jar");
+        err.reset();
+        // --help after a typo does not turn it into a success: a script checking the exit code learns of the typo
+        String typo = COMMANDS.get(random.nextInt(COMMANDS.size())) + "x";
+        assertThat(run(List.of(typo, random.nextBoolean() ? "--help" : "-h"))).isEqualTo(Main.USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("unknown command '" + typo + "'")
                 .contains("usage: java -jar imexprobe.jar");
         err.reset();
         assertThat(run(List.of())).isEqualTo(Main.USAGE);
