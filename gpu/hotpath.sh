@@ -7,7 +7,8 @@
 #   J=$(bash .gpu-bundle/unpack.sh); OUT=/tmp/out J=$J bash gpu/hotpath.sh          # about 1.5 minutes
 # COUNT probes after WARMUP (default 500 / 300) for each write-back setting, in 5 rounds. With
 # .gpu-bundle/old-classes.tgz (OLD_CLASSES) a second pair of agents from the other build is probed alternately. OLD_CLASSES=/none
-# keeps one pair on the GPU, as the judged figures are taken (docs/performance.md, "Session 2026-12-05 f"). JFR=1 also records both agents
+# keeps one pair on the GPU, as the judged figures are taken (docs/performance.md, "Session 2026-12-05 f"); CONTROL=1 adds an A/A
+# pair beside the A/B (see below). JFR=1 also records both agents
 # (1 ms execution sampling; the bundle carries jdk.jfr): the judged figures are then under the profiler, so the
 # default is off. TIMELINE=1 records the agents' timeline events instead (dev.imexprobe.trace.Timeline, JFR's
 # default settings) and the caller's send and receive times ($OUT/caller-trace.json): python3 gpu/timeline.py $OUT
@@ -85,6 +86,26 @@ OLD_CLASSES=${OLD_CLASSES:-.gpu-bundle/old-classes.tgz}
 PAIRS="new:$JAR"
 if [ -f "$OLD_CLASSES" ]; then
   python3 gpu/swap_classes.py "$JAR" "$OLD_CLASSES" /tmp/hotpath-old.jar && PAIRS="$PAIRS old:/tmp/hotpath-old.jar"
+  # CONTROL=1: an A/A beside the A/B, a third pair of this build with its own classes swapped in as the other
+  # build's are. An A/B that cannot tell its builds apart by more than this pair's difference shows no change (a
+  # second slot read slower in 13 of 16 A/A settings on one host: docs/performance.md, session 2026-12-06 n).
+  if [ "${CONTROL:-0}" = 1 ]; then
+    python3 - "$JAR" /tmp/hotpath-same-classes.tgz <<'PY' && python3 gpu/swap_classes.py "$JAR" /tmp/hotpath-same-classes.tgz /tmp/hotpath-same.jar && PAIRS="$PAIRS same:/tmp/hotpath-same.jar"
+import io, sys, tarfile, zipfile
+prefix = "BOOT-INF/classes/"
+with zipfile.ZipFile(sys.argv[1]) as z, tarfile.open(sys.argv[2], "w:gz") as t:
+    for info in z.infolist():
+        name = info.filename[len(prefix):].rstrip("/")
+        if info.filename.startswith(prefix) and name.split("/")[0] in ("dev", "native"):
+            entry = tarfile.TarInfo(name)  # folders too: the class path scan needs them
+            if info.is_dir():
+                entry.type = tarfile.DIRTYPE
+                t.addfile(entry)
+            else:
+                data = z.read(info.filename); entry.size = len(data)
+                t.addfile(entry, io.BytesIO(data))
+PY
+  fi
 fi
 # VARIANTS="tag:NAME=VALUE[,NAME=VALUE] ...": more pairs of this build with settings of their own in the
 # environment (e.g. "spin0:IMEXPROBE_DRIVER_SPIN=0"), probed alternately with the others in the same run;
@@ -116,7 +137,7 @@ for p in $PORTS; do
   for i in $(seq 160); do curl -sf localhost:$p/actuator/health/readiness >/dev/null && break; sleep 0.25; done
   # An agent that did not start (a bad OLD_CLASSES, a taken port) would leave every figure after it meaningless.
   curl -sf localhost:$p/actuator/health/readiness >/dev/null || {
-    say "agent on :$p not ready after 40 s; its log:"; tail -5 "$OUT"/agent-*.log | tee -a "$LOG"; kill $PIDS; exit 1; }
+    say "agent on :$p not ready after 40 s; its log:"; tail -n 5 "$OUT"/agent-*.log | tee -a "$LOG"; kill $PIDS; exit 1; }
 done
 PYTHONUNBUFFERED=1 timeout $((200 + WARMUP / 10)) python3 - "$COUNT" "$WARMUP" "$OUT/probe.json" $PAIRS <<'PY' 2>&1 | tee -a "$LOG"
 import http.client, json, os, socket, sys, time
@@ -273,6 +294,15 @@ if fp:
 hf = http and http.get("httpFloor")
 if hf: rows.append(("HTTP floor", round(hf["p50"], 3), round(hf["p99"], 3))); res["httpFloor"] = hf
 for name, p50, p99 in rows: print(f"  {name:<58} p50 {p50:8.3f} ms   p99 {p99:8.3f} ms")
+if probe and any(k.startswith("same:") for k in probe):
+    res["control"] = {}
+    for key in ("writeback=false", "writeback=false:raw", "writeback=true", "writeback=true:raw"):
+        new_, old_, same_ = (probe.get(k) for k in (key, "old:" + key, "same:" + key))
+        if new_ and old_ and same_:
+            ab, aa = old_["p50Ms"] - new_["p50Ms"], same_["p50Ms"] - new_["p50Ms"]
+            print(f"  {key:<20} A/B (other build - this) {ab:+.3f} ms, A/A (this build swapped in - this) {aa:+.3f} ms"
+                  f" -> {'the A/B is beyond the A/A' if abs(ab) > abs(aa) else 'the A/B is within the A/A: no change shown'}")
+            res["control"][key] = {"abMs": round(ab, 3), "aaMs": round(aa, 3)}
 if probe and seed and "writeback=false" in probe:
     d = probe["writeback=false"]["p50Ms"] - seed["p50Ms"]
     print(f"  goal 1: /probe wb=false p50 <= Python p50: {probe['writeback=false']['p50Ms']:.3f} vs {seed['p50Ms']:.3f} ms "
