@@ -12,9 +12,13 @@ export J NCCL_NVLS_ENABLE=0 CUDA_DEVICE_MAX_CONNECTIONS=1
 S=$W/summary.txt
 { date -u; cat .gpu-bundle/COMMIT; nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv,noheader; nproc; } | tee $S
 echo "===== safe-jobs" | tee -a $S; OUT=$W/safe timeout 90 bash gpu/safe-jobs.sh > $W/safe.out 2>&1; echo "exit $?" | tee -a $S; tail -8 $W/safe.out | tee -a $S
+cp $S $OUT/call2-summary.txt
 echo "===== stuck" | tee -a $S; OUT=$W/stuck timeout 150 bash gpu/stuck.sh > $W/stuck.out 2>&1; echo "exit $?" | tee -a $S; cat $W/stuck.out | cut -c1-400 | tee -a $S
+cp $S $OUT/call2-summary.txt
 echo "===== context-lifecycle" | tee -a $S; OUT=$W/ctx timeout 200 bash gpu/context-lifecycle.sh > $W/ctx.out 2>&1; echo "exit $?" | tee -a $S; cat $W/ctx/contexts.txt 2>/dev/null | tee -a $S
+cp $S $OUT/call2-summary.txt
 echo "===== hostile N=2000" | tee -a $S; OUT=$W/hostile N=2000 timeout 150 bash gpu/hostile.sh > $W/hostile.out 2>&1; echo "exit $?" | tee -a $S; tail -14 $W/hostile.out | cut -c1-300 | tee -a $S
+cp $S $OUT/call2-summary.txt
 echo "===== a mute peer: answers GET as a real agent does, takes the import and never answers" | tee -a $S
 TOKEN=gpu-silent-token-0123456789abcdef
 for n in a:18131 b:18133; do
