@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# session 2026-12-06 o, call 2 (run from the bundle): the guarantees to jobs and deadlines on the final build, last
+# session 2026-12-06 o, call 2 (run from the bundle; its parts in the order of their worth, the device's time being short): the guarantees to jobs and deadlines on the final build, last
 # proven on a GPU with builds before the driver pool's and the contexts' rework: safe-jobs.sh (compute mode, MIG,
 # an observer agent is no compute process), stuck.sh (hung driver calls: liveness, refusal, memory back),
 # context-lifecycle.sh (no GPU memory between probes), hostile.sh with N=2000, and a mute peer (gpu/mute_peer.py: GET
@@ -11,13 +11,6 @@ D=/dev/nvidia-caps-imex-channels; mkdir -p $D; MAJ=$(awk '$2=="nvidia-caps-imex-
 export J NCCL_NVLS_ENABLE=0 CUDA_DEVICE_MAX_CONNECTIONS=1
 S=$W/summary.txt
 { date -u; cat .gpu-bundle/COMMIT; nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv,noheader; nproc; } | tee $S
-echo "===== safe-jobs" | tee -a $S; OUT=$W/safe timeout 90 bash gpu/safe-jobs.sh > $W/safe.out 2>&1; echo "exit $?" | tee -a $S; tail -8 $W/safe.out | tee -a $S
-cp $S $OUT/call2-summary.txt
-echo "===== stuck" | tee -a $S; OUT=$W/stuck timeout 150 bash gpu/stuck.sh > $W/stuck.out 2>&1; echo "exit $?" | tee -a $S; cat $W/stuck.out | cut -c1-400 | tee -a $S
-cp $S $OUT/call2-summary.txt
-echo "===== context-lifecycle" | tee -a $S; OUT=$W/ctx timeout 200 bash gpu/context-lifecycle.sh > $W/ctx.out 2>&1; echo "exit $?" | tee -a $S; cat $W/ctx/contexts.txt 2>/dev/null | tee -a $S
-cp $S $OUT/call2-summary.txt
-echo "===== hostile N=2000" | tee -a $S; OUT=$W/hostile N=2000 timeout 150 bash gpu/hostile.sh > $W/hostile.out 2>&1; echo "exit $?" | tee -a $S; tail -14 $W/hostile.out | cut -c1-300 | tee -a $S
 cp $S $OUT/call2-summary.txt
 echo "===== a mute peer: answers GET as a real agent does, takes the import and never answers" | tee -a $S
 TOKEN=gpu-silent-token-0123456789abcdef
@@ -48,6 +41,14 @@ sleep 3
 echo "GPU memory.used before the probes $m0 MiB, 3 s after the last $(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1) MiB; compute apps: $(nvidia-smi --query-compute-apps=pid --format=csv,noheader | grep -c .)" | tee -a $S
 kill $MUTE $SILENT; for p in $(pgrep -f "imexprobe.jar serve"); do tr '\0' ' ' < /proc/$p/environ | grep -q "IMEXPROBE_NODE_NAME=mute-" && kill $p; done; sleep 2
 grep -cE "SIGSEGV|hs_err|OutOfMemory| ERROR " $W/mute-agent-a.log | sed 's/^/exporter log errors: /' | tee -a $S
+cp $S $OUT/call2-summary.txt
+echo "===== stuck" | tee -a $S; OUT=$W/stuck timeout 150 bash gpu/stuck.sh > $W/stuck.out 2>&1; echo "exit $?" | tee -a $S; cat $W/stuck.out | cut -c1-400 | tee -a $S
+cp $S $OUT/call2-summary.txt
+echo "===== context-lifecycle" | tee -a $S; OUT=$W/ctx timeout 200 bash gpu/context-lifecycle.sh > $W/ctx.out 2>&1; echo "exit $?" | tee -a $S; cat $W/ctx/contexts.txt 2>/dev/null | tee -a $S
+cp $S $OUT/call2-summary.txt
+echo "===== hostile N=2000" | tee -a $S; OUT=$W/hostile N=2000 timeout 150 bash gpu/hostile.sh > $W/hostile.out 2>&1; echo "exit $?" | tee -a $S; tail -14 $W/hostile.out | cut -c1-300 | tee -a $S
+cp $S $OUT/call2-summary.txt
+echo "===== safe-jobs" | tee -a $S; OUT=$W/safe timeout 90 bash gpu/safe-jobs.sh > $W/safe.out 2>&1; echo "exit $?" | tee -a $S; tail -8 $W/safe.out | tee -a $S
 date -u | tee -a $S; nvidia-smi --query-gpu=memory.used --format=csv,noheader | tee -a $S
 cp $S $OUT/call2-summary.txt
 ( cd $W && tar czf $OUT/call2-files.tgz --exclude='*.jfr' --exclude=driver_floor . )
