@@ -27,9 +27,10 @@ public final class Main {
     }
 
     /**
-     * Runs a command; the exit code, or -1 for {@code serve}, which keeps running. {@code --help} or {@code -h}
-     * after a command prints the usage on {@code out} and runs nothing: {@code serve --help} must not start an agent.
-     * An unknown command is a usage error, with or without {@code --help} after it.
+     * Runs a command; the exit code, or -1 for {@code serve}, which keeps running. {@code help}, {@code --help} or
+     * {@code -h} alone, or {@code --help} or {@code -h} after a command, prints the usage on {@code out} and runs
+     * nothing: {@code serve --help} must not start an agent. An unknown command is a usage error, with or without
+     * {@code --help} after it.
      */
     static int run(String[] args, PrintStream out, PrintStream err) {
         if (args.length == 0) {
