@@ -90,21 +90,7 @@ if [ -f "$OLD_CLASSES" ]; then
   # build's are. An A/B that cannot tell its builds apart by more than this pair's difference shows no change (a
   # second slot read slower in 13 of 16 A/A settings on one host: docs/performance.md, session 2026-12-06 n).
   if [ "${CONTROL:-0}" = 1 ]; then
-    python3 - "$JAR" /tmp/hotpath-same-classes.tgz <<'PY' && python3 gpu/swap_classes.py "$JAR" /tmp/hotpath-same-classes.tgz /tmp/hotpath-same.jar && PAIRS="$PAIRS same:/tmp/hotpath-same.jar"
-import io, sys, tarfile, zipfile
-prefix = "BOOT-INF/classes/"
-with zipfile.ZipFile(sys.argv[1]) as z, tarfile.open(sys.argv[2], "w:gz") as t:
-    for info in z.infolist():
-        name = info.filename[len(prefix):].rstrip("/")
-        if info.filename.startswith(prefix) and name.split("/")[0] in ("dev", "native"):
-            entry = tarfile.TarInfo(name)  # folders too: the class path scan needs them
-            if info.is_dir():
-                entry.type = tarfile.DIRTYPE
-                t.addfile(entry)
-            else:
-                data = z.read(info.filename); entry.size = len(data)
-                t.addfile(entry, io.BytesIO(data))
-PY
+    python3 gpu/swap_classes.py "$JAR" "$JAR" /tmp/hotpath-same.jar && PAIRS="$PAIRS same:/tmp/hotpath-same.jar"
   fi
 fi
 # VARIANTS="tag:NAME=VALUE[,NAME=VALUE] ...": more pairs of this build with settings of their own in the
