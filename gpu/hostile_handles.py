@@ -9,7 +9,8 @@ does not check); the real handle replayed (must pass, and be released each time)
 larger than the export (must fail at map, and release the import); the released handle (after DELETE); and, with
 --exited, the handle of an exporter that was killed. Exits non-zero on any 5xx, any transport error, an agent
 that stops answering liveness, driver resources left (imexprobe_allocations_live) at the end, or GPU free memory
-(cuMemGetInfo as GET /v1/node?refresh=true reports it) not back to where it was (HOSTILE_MEM_TOLERANCE_BYTES, 0).
+(cuMemGetInfo as GET /v1/node?refresh=true reports it, read with the export live before the first hostile import and
+after the last) not back to where it was (HOSTILE_MEM_TOLERANCE_BYTES, 0).
 """
 import base64, collections, json, os, random, sys, time, urllib.error, urllib.request
 
@@ -66,11 +67,13 @@ def first_failure(reply):
 
 
 print("live allocations before:", live())
-free_before = free_memory()
-print("GPU memory free before (cuMemGetInfo, the agent's view):", free_before)
 status, exp = call("POST", "/v1/exports", {"handleType": "FABRIC"})
 if status != 201:
     sys.exit(f"could not export a handle to mutate: {status} {exp}")
+# The agent reads free memory only while it holds a context (it creates none to report it), so both readings are
+# taken with the export live: the same allocation held, before the first hostile import and after the last.
+free_before = free_memory()
+print("GPU memory free before, the export live (cuMemGetInfo, the agent's view):", free_before)
 good = base64.b64decode(exp["handle"])
 size = exp["sizeBytes"]
 rnd = random.Random(20261202)
@@ -135,6 +138,7 @@ for i in range(n):
             break
         print(f"  {i + 1} imports, {time.time() - start:.0f} s, live {live()}", flush=True)
 seconds = time.time() - start
+free_after = free_memory()
 
 call("DELETE", "/v1/exports/" + exp["id"])
 s, r = call("POST", "/v1/imports", {"handle": exp["handle"], "handleType": "FABRIC", "sizeBytes": size})
@@ -146,7 +150,6 @@ if exited:
 time.sleep(1)
 after = live()
 leftover = sum(after.values())
-free_after = free_memory()
 tolerance = int(os.environ.get("HOSTILE_MEM_TOLERANCE_BYTES", "0"))
 memory_back = all(a is not None and b is not None and abs(a - b) <= tolerance for a, b in zip(free_before, free_after))
 summary = {"imports": sum(by_kind.values()), "seconds": round(seconds, 1), "byKind": dict(by_kind),
@@ -165,7 +168,7 @@ for x in (leaks + slow)[:12]:
 print("  mutated handles the driver accepted, by flipped byte:", dict(sorted(accepted_positions.items())) or "none")
 print("  released handle:", released, "| exited exporter's handle:", exited_result)
 print("  live allocations after:", after)
-print("  GPU memory free after:", free_after, "— back to baseline" if memory_back else f"— DIFFERS (tolerance {tolerance})")
+print("  GPU memory free after, the export live:", free_after, "— back to baseline" if memory_back else f"— DIFFERS (tolerance {tolerance})")
 for p in bad[:20]:
     print("  PROBLEM", p)
 if out_json:
