@@ -16,8 +16,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -279,6 +281,41 @@ class AgentApiIT {
         assertThat(agent.get("/actuator/prometheus").status()).isEqualTo(200);
         assertThat(agent.get("/probe?target=" + agent.hostPort() + "&direction=push&gpu=0&peerGpu=0").json()
                 .get("verdict").asString()).isEqualTo("pass");
+    }
+
+    /**
+     * A probe's two connections (caller → exporter, exporter → importer) are kept alive: the agent must not close one
+     * after a number of requests, which made one request in a hundred wait for a new TCP connection. A random count
+     * past Tomcat's default limit of 100, all on one socket, none answered with {@code Connection: close}.
+     */
+    @Test
+    void keptAliveConnectionServesEveryRequest() throws IOException {
+        int count = 101 + new Random().nextInt(200);
+        byte[] request = "GET /v1/node HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+        try (Socket s = new Socket("127.0.0.1", agent.port())) {
+            s.setSoTimeout(20_000);
+            InputStream in = new BufferedInputStream(s.getInputStream());
+            for (int i = 1; i <= count; i++) {
+                s.getOutputStream().write(request);
+                String head = readHead(in);
+                assertThat(head).as("answer %d of %d on one connection", i, count).startsWith("HTTP/1.1 200")
+                        .doesNotContainIgnoringCase("connection: close");
+                int length = Integer.parseInt(head.replaceAll("(?is).*\r\ncontent-length: *(\\d+).*", "$1"));
+                assertThat(in.readNBytes(length)).as("body of answer %d", i).hasSize(length);
+            }
+        }
+    }
+
+    private static String readHead(InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        int c;
+        while ((c = in.read()) >= 0) {
+            head.append((char) c);
+            if (head.length() >= 4 && head.lastIndexOf("\r\n\r\n") == head.length() - 4) {
+                return head.toString();
+            }
+        }
+        throw new AssertionError("the agent closed the connection; got: " + head);
     }
 
     // ---- validation ----------------------------------------------------------------------------------------------
