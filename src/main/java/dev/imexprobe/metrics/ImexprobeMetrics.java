@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
@@ -66,6 +67,14 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     private LiveRows gpuDomain;
     private dev.imexprobe.cuda.PrimaryContexts contexts;
     private final java.util.Set<String> contextGpus = new java.util.HashSet<>();
+    // The stages' meters are never removed, so each is built once, for the registry bound last: building and
+    // registering one per stage per probe (its tags merged, its buckets copied) was an eighth of what an exporter
+    // allocated per probe (docs/performance.md, session 2026-12-06 p).
+    private final Map<StageMeter, Counter> stageCounters = new ConcurrentHashMap<>();
+    private final Map<StageMeter, Timer> stageTimers = new ConcurrentHashMap<>();
+
+    private record StageMeter(Stage stage, String cuResult, Tags extra) {
+    }
 
     public ImexprobeMetrics(Supplier<NodeReport> node, MeshState mesh, Supplier<Integer> peersKnown,
                             Supplier<Integer> driverCallsStuck, boolean pairLabels, String version) {
@@ -86,6 +95,8 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     @Override
     public void bindTo(MeterRegistry registry) {
         this.registry = registry;
+        stageCounters.clear();
+        stageTimers.clear();
         pairUp = new LiveRows(MultiGauge.builder("imexprobe.pair.up")
                 .description("1 when the pair's last probe passed, 0 when it failed (source exports, target imports)")
                 .register(registry));
@@ -203,15 +214,18 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     }
 
     private Counter stageCounter(Stage stage, String cuResult, Tags extra) {
-        return Counter.builder("imexprobe.stage.results").tag("stage", stage.label()).tag("cu_result", cuResult)
-                .tags(extra).description("Stages run, by stage and CUresult name (none: no driver call, or no answer)")
-                .register(registry);
+        return stageCounters.computeIfAbsent(new StageMeter(stage, cuResult, extra), k ->
+                Counter.builder("imexprobe.stage.results").tag("stage", stage.label()).tag("cu_result", cuResult)
+                        .tags(extra).description("Stages run, by stage and CUresult name (none: no driver call, or "
+                                + "no answer)")
+                        .register(registry));
     }
 
     private Timer stageTimer(Stage stage, Tags extra) {
-        return Timer.builder("imexprobe.stage.duration").tag("stage", stage.label()).tags(extra)
-                .serviceLevelObjectives(BUCKETS).description("How long each stage took")
-                .register(registry);
+        return stageTimers.computeIfAbsent(new StageMeter(stage, null, extra), k ->
+                Timer.builder("imexprobe.stage.duration").tag("stage", stage.label()).tags(extra)
+                        .serviceLevelObjectives(BUCKETS).description("How long each stage took")
+                        .register(registry));
     }
 
     /**

@@ -128,7 +128,7 @@ public class DirectRoutes extends OncePerRequestFilter {
         if (request.getContentLengthLong() <= 0 || !isJson(request.getContentType())) {
             return false; // MVC's own answers for a missing body or another content type
         }
-        byte[] body = AgentAuthFilter.readBounded(request.getInputStream(), Wire.MAX_BODY);
+        byte[] body = AgentAuthFilter.readBounded(request, Wire.MAX_BODY);
         if (body == null || body.length == 0) {
             return false;
         }

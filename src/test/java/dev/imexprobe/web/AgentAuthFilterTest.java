@@ -4,6 +4,7 @@ import dev.imexprobe.peer.AgentSignature;
 
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -80,6 +82,36 @@ class AgentAuthFilterTest {
             assertThat(response.getStatus()).as("first filter knows the token: %s", firstKnowsTheToken)
                     .isEqualTo(401);
             assertThat(servlet.bodies).isEmpty();
+        }
+    }
+
+    /** A random body read whole, by its declared length or (chunked) up to the bound; more is refused. */
+    @Test
+    void aBodyIsReadWholeWithinItsBoundAndRefusedPastIt() throws Exception {
+        Random random = new Random();
+        int max = 256 + random.nextInt(4096);
+        for (int i = 0; i < 200; i++) {
+            byte[] body = new byte[random.nextInt(max * 2)];
+            random.nextBytes(body);
+            boolean chunked = random.nextBoolean();
+            MockHttpServletRequest declared = new MockHttpServletRequest("POST", "/v1/imports");
+            declared.setContent(body);
+            HttpServletRequest request = !chunked ? declared : new HttpServletRequestWrapper(declared) {
+                @Override
+                public long getContentLengthLong() {
+                    return -1;
+                }
+            };
+            byte[] read = AgentAuthFilter.readBounded(request, max);
+            if (body.length > max) {
+                assertThat(read).as("%d bytes, bound %d, chunked %s", body.length, max, chunked).isNull();
+                if (!chunked) {
+                    assertThat(declared.getInputStream().readAllBytes()).as("a declared length over the bound is "
+                            + "refused unread").isEqualTo(body);
+                }
+            } else {
+                assertThat(read).as("%d bytes, bound %d, chunked %s", body.length, max, chunked).isEqualTo(body);
+            }
         }
     }
 }
