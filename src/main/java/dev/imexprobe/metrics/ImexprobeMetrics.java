@@ -68,7 +68,7 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     private dev.imexprobe.cuda.PrimaryContexts contexts;
     private final java.util.Set<String> contextGpus = new java.util.HashSet<>();
     // The stages' meters are never removed, so each is built once, for the registry bound last: building and
-    // registering one per stage per probe (its tags merged, its buckets copied) was an eighth of what an exporter
+    // registering one per stage per probe (its tags merged, its buckets copied) was a seventh of what an exporter
     // allocated per probe (docs/performance.md, session 2026-12-06 p).
     private final Map<StageMeter, Counter> stageCounters = new ConcurrentHashMap<>();
     private final Map<StageMeter, Timer> stageTimers = new ConcurrentHashMap<>();
