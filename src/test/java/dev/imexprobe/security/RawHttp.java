@@ -1,5 +1,6 @@
 package dev.imexprobe.security;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,12 +16,12 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * HTTP/1.1 over a plain socket, one connection per request: what a hostile client can send and java.net.http
- * refuses to (any method, a request target with invalid percent-encoding, {@code ..}, {@code //} or NUL, a body
- * of invalid UTF-8, several headers of one name). The answer is read whole: status, headers, body (fixed length,
+ * HTTP/1.1 over a plain socket, one connection per request (or one kept alive for many, {@link #sendKeptAlive}):
+ * what a hostile client can send and java.net.http refuses to (any method, a request target with invalid
+ * percent-encoding, {@code ..}, {@code //} or NUL, a body of invalid UTF-8, several headers of one name). The answer is read whole: status, headers, body (fixed length,
  * chunked, or until close).
  */
-final class RawHttp {
+public final class RawHttp {
 
     private static final int READ_TIMEOUT_MS = 60_000;
 
@@ -28,9 +29,9 @@ final class RawHttp {
     }
 
     /** One request as it goes on the wire; headers may repeat a name. */
-    record Request(String method, String target, List<Map.Entry<String, String>> headers, byte[] body) {
+    public record Request(String method, String target, List<Map.Entry<String, String>> headers, byte[] body) {
 
-        static Request of(String method, String target) {
+        public static Request of(String method, String target) {
             return new Request(method, target, new ArrayList<>(), null);
         }
 
@@ -62,9 +63,9 @@ final class RawHttp {
     }
 
     /** An answer: status, headers by lower-case name, the body's bytes. */
-    record Reply(int status, Map<String, List<String>> headers, byte[] body) {
+    public record Reply(int status, Map<String, List<String>> headers, byte[] body) {
 
-        String header(String name) {
+        public String header(String name) {
             List<String> v = headers.get(name.toLowerCase(Locale.ROOT));
             return v == null || v.isEmpty() ? null : v.getFirst();
         }
@@ -80,25 +81,10 @@ final class RawHttp {
     }
 
     static Reply send(int port, Request r) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
-            s.setSoTimeout(READ_TIMEOUT_MS);
+        try (Socket s = connect(port)) {
             OutputStream out = s.getOutputStream();
-            ByteArrayOutputStream head = new ByteArrayOutputStream();
-            head.writeBytes((r.method() + " " + r.target() + " HTTP/1.1\r\n").getBytes(StandardCharsets.ISO_8859_1));
-            head.writeBytes(("Host: 127.0.0.1:" + port + "\r\nConnection: close\r\n").getBytes(StandardCharsets.ISO_8859_1));
-            for (Map.Entry<String, String> h : r.headers()) {
-                head.writeBytes((h.getKey() + ": " + h.getValue() + "\r\n").getBytes(StandardCharsets.UTF_8));
-            }
-            if (r.body() != null) {
-                head.writeBytes(("Content-Length: " + r.body().length + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
-            }
-            head.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
-            if (r.body() != null) {
-                head.writeBytes(r.body());
-            }
             try {
-                out.write(head.toByteArray());
+                out.write(wire(port, r, true));
                 out.flush();
             } catch (IOException e) {
                 // The server may answer and close before it read all of a body it refused: read what it said.
@@ -107,6 +93,50 @@ final class RawHttp {
         } catch (IOException e) {
             throw new UncheckedIOException("no answer to " + r.describe() + ": " + e, e);
         }
+    }
+
+    /**
+     * The same request count times on one kept-alive connection, each sent once the last answer was read: the
+     * answers in order, as many as came before the server closed the connection.
+     */
+    public static List<Reply> sendKeptAlive(int port, Request r, int count) {
+        List<Reply> replies = new ArrayList<>();
+        try (Socket s = connect(port)) {
+            InputStream in = new BufferedInputStream(s.getInputStream());
+            byte[] request = wire(port, r, false);
+            for (int i = 0; i < count; i++) {
+                s.getOutputStream().write(request);
+                replies.add(read(in, r.method().equals("HEAD")));
+            }
+        } catch (IOException e) {
+            // the server closed the connection (or stopped answering): the answers so far say how far it went
+        }
+        return replies;
+    }
+
+    private static Socket connect(int port) throws IOException {
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+        s.setSoTimeout(READ_TIMEOUT_MS);
+        return s;
+    }
+
+    private static byte[] wire(int port, Request r, boolean close) {
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        head.writeBytes((r.method() + " " + r.target() + " HTTP/1.1\r\n").getBytes(StandardCharsets.ISO_8859_1));
+        head.writeBytes(("Host: 127.0.0.1:" + port + "\r\n" + (close ? "Connection: close\r\n" : ""))
+                .getBytes(StandardCharsets.ISO_8859_1));
+        for (Map.Entry<String, String> h : r.headers()) {
+            head.writeBytes((h.getKey() + ": " + h.getValue() + "\r\n").getBytes(StandardCharsets.UTF_8));
+        }
+        if (r.body() != null) {
+            head.writeBytes(("Content-Length: " + r.body().length + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+        }
+        head.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        if (r.body() != null) {
+            head.writeBytes(r.body());
+        }
+        return head.toByteArray();
     }
 
     private static Reply read(InputStream in, boolean head) throws IOException {

@@ -1,6 +1,7 @@
 package dev.imexprobe.web;
 
 import dev.imexprobe.peer.AgentSignature;
+import dev.imexprobe.security.RawHttp;
 import dev.imexprobe.testing.AgentProcess;
 import dev.imexprobe.testing.RawAnswers;
 import dev.imexprobe.testing.FakeMachine;
@@ -16,10 +17,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -289,33 +288,15 @@ class AgentApiIT {
      * past Tomcat's default limit of 100, all on one socket, none answered with {@code Connection: close}.
      */
     @Test
-    void keptAliveConnectionServesEveryRequest() throws IOException {
+    void keptAliveConnectionServesEveryRequest() {
         int count = 101 + new Random().nextInt(200);
-        byte[] request = "GET /v1/node HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-        try (Socket s = new Socket("127.0.0.1", agent.port())) {
-            s.setSoTimeout(20_000);
-            InputStream in = new BufferedInputStream(s.getInputStream());
-            for (int i = 1; i <= count; i++) {
-                s.getOutputStream().write(request);
-                String head = readHead(in);
-                assertThat(head).as("answer %d of %d on one connection", i, count).startsWith("HTTP/1.1 200")
-                        .doesNotContainIgnoringCase("connection: close");
-                int length = Integer.parseInt(head.replaceAll("(?is).*\r\ncontent-length: *(\\d+).*", "$1"));
-                assertThat(in.readNBytes(length)).as("body of answer %d", i).hasSize(length);
-            }
+        List<RawHttp.Reply> replies = RawHttp.sendKeptAlive(agent.port(), RawHttp.Request.of("GET", "/v1/node"), count);
+        assertThat(replies).as("answers on one connection before the agent closed it").hasSize(count);
+        for (int i = 0; i < count; i++) {
+            assertThat(replies.get(i).status()).as("answer %d of %d", i + 1, count).isEqualTo(200);
+            assertThat(replies.get(i).header("connection")).as("answer %d of %d", i + 1, count).isNotEqualTo("close");
+            assertThat(replies.get(i).body()).as("answer %d of %d", i + 1, count).isNotEmpty();
         }
-    }
-
-    private static String readHead(InputStream in) throws IOException {
-        StringBuilder head = new StringBuilder();
-        int c;
-        while ((c = in.read()) >= 0) {
-            head.append((char) c);
-            if (head.length() >= 4 && head.lastIndexOf("\r\n\r\n") == head.length() - 4) {
-                return head.toString();
-            }
-        }
-        throw new AssertionError("the agent closed the connection; got: " + head);
     }
 
     // ---- validation ----------------------------------------------------------------------------------------------
