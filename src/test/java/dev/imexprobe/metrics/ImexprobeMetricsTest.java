@@ -376,6 +376,36 @@ class ImexprobeMetricsTest {
         assertThat(registry.find("imexprobe.pair.last.success.timestamp").gauges()).hasSize(1);
     }
 
+    /**
+     * Rows are handed to the MultiGauge only when a label set came or went: whatever the sequence of refreshes,
+     * the registry holds exactly the last refresh's label sets, each reading its last value.
+     */
+    @Test
+    void liveRowsHoldExactlyTheLastRefreshsSeriesOverRandomRefreshes() {
+        long seed = System.nanoTime();
+        java.util.Random random = new java.util.Random(seed);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ImexprobeMetrics.LiveRows rows = new ImexprobeMetrics.LiveRows(
+                io.micrometer.core.instrument.MultiGauge.builder("test.rows").register(registry));
+        List<io.micrometer.core.instrument.Tags> universe = java.util.stream.IntStream.range(0, 6)
+                .mapToObj(i -> io.micrometer.core.instrument.Tags.of("pair", "p" + i)).toList();
+        for (int round = 0; round < 300; round++) {
+            Map<io.micrometer.core.instrument.Tags, Double> now = new java.util.HashMap<>();
+            for (io.micrometer.core.instrument.Tags t : universe) {
+                // often the same label sets as before (values only), sometimes one more or one fewer
+                if (random.nextInt(4) > 0 || round == 0) {
+                    now.put(t, (double) random.nextInt(1000));
+                }
+            }
+            rows.set(now);
+            Map<String, Double> seen = registry.find("test.rows").gauges().stream().collect(Collectors.toMap(
+                    g -> g.getId().getTag("pair"), Gauge::value));
+            Map<String, Double> expected = now.entrySet().stream().collect(Collectors.toMap(
+                    e -> e.getKey().stream().findFirst().orElseThrow().getValue(), Map.Entry::getValue));
+            assertThat(seen).as("round %d, seed %d", round, seed).isEqualTo(expected);
+        }
+    }
+
     private static double pairGauge(MeterRegistry registry, String name) {
         return registry.get(name).tag("source_node", PAIR[0]).tag("source_gpu", PAIR[1]).tag("target_node", PAIR[2])
                 .tag("target_gpu", PAIR[3]).gauge().value();
