@@ -198,8 +198,10 @@ final class PeerConnection {
         return b;
     }
 
+    /** A chunked body; an importer's answer comes as one chunk, which is returned as read, without a copy. */
     private byte[] chunked(int cap) throws IOException {
-        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        byte[] first = null;
+        java.io.ByteArrayOutputStream more = null;
         for (;;) {
             String size = line(new int[] {MAX_HEAD});
             int semi = size.indexOf(';');
@@ -216,12 +218,23 @@ final class PeerConnection {
                 while (!line(new int[] {MAX_HEAD}).isEmpty()) {
                     // trailers: read and dropped
                 }
-                return b.toByteArray();
+                return more != null ? more.toByteArray() : first != null ? first : new byte[0];
             }
-            if (b.size() + (long) n > cap) {
+            long have = more != null ? more.size() : first != null ? first.length : 0;
+            if (have + n > cap) {
                 throw new PeerHttp.TooLarge(cap);
             }
-            b.write(exactly(n));
+            byte[] chunk = exactly(n);
+            if (first == null && more == null) {
+                first = chunk;
+            } else {
+                if (more == null) {
+                    more = new java.io.ByteArrayOutputStream(first.length + n);
+                    more.write(first);
+                    first = null;
+                }
+                more.write(chunk);
+            }
             line(new int[] {MAX_HEAD}); // the CRLF after the chunk
         }
     }
