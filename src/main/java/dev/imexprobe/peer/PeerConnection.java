@@ -225,15 +225,14 @@ final class PeerConnection {
                 throw new PeerHttp.TooLarge(cap);
             }
             byte[] chunk = exactly(n);
-            if (first == null && more == null) {
+            if (first == null) {
                 first = chunk;
             } else {
                 if (more == null) {
                     more = new java.io.ByteArrayOutputStream(first.length + n);
-                    more.write(first);
-                    first = null;
+                    more.writeBytes(first);
                 }
-                more.write(chunk);
+                more.writeBytes(chunk);
             }
             line(new int[] {MAX_HEAD}); // the CRLF after the chunk
         }

@@ -216,8 +216,7 @@ public class DirectRoutes extends OncePerRequestFilter {
      * of it for every answer (the report's 2 KB and the import's reply were 4 KiB of garbage per probe).
      */
     private void write(HttpServletResponse response, int status, String contentType, Object body) throws IOException {
-        Answer answer = ANSWERS.get();
-        answer.reset();
+        Answer answer = ANSWERS.get(); // empty: each use ends with trim()
         try {
             json.writeValue(answer, body);
             if (!response.isCommitted()) {
@@ -242,6 +241,7 @@ public class DirectRoutes extends OncePerRequestFilter {
             super(4096);
         }
 
+        /** Empties the buffer for the next answer, and lets one grown past {@link #KEPT} go. */
         void trim() {
             if (buf.length > KEPT) {
                 buf = new byte[4096];

@@ -18,8 +18,8 @@ import java.util.Map;
 /**
  * HTTP/1.1 over a plain socket, one connection per request (or one kept alive for many, {@link #sendKeptAlive}):
  * what a hostile client can send and java.net.http refuses to (any method, a request target with invalid
- * percent-encoding, {@code ..}, {@code //} or NUL, a body of invalid UTF-8, several headers of one name). The answer is read whole: status, headers, body (fixed length,
- * chunked, or until close).
+ * percent-encoding, {@code ..}, {@code //} or NUL, a body of invalid UTF-8, several headers of one name). The answer
+ * is read whole: status, headers, body (fixed length, chunked, or until close).
  */
 public final class RawHttp {
 
