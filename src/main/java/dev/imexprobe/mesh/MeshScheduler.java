@@ -163,7 +163,7 @@ public final class MeshScheduler implements AutoCloseable {
         List<PeerAddress> peers = new ArrayList<>(discovery.peers());
         recorder.state().peersKnown(peers.size());
         peers.sort(Comparator.comparing(PeerAddress::hostPort));
-        List<PeerAddress> chosen = Rendezvous.pick(peers, settings.subset(), self.agentId(), r, PeerAddress::hostPort);
+        List<PeerAddress> chosen = choose(peers, r);
         List<Future<?>> tasks = new ArrayList<>();
         for (PeerAddress peer : chosen) {
             PeerTrack track = tracks.computeIfAbsent(peer.hostPort(), k -> new PeerTrack());
@@ -187,6 +187,47 @@ public final class MeshScheduler implements AutoCloseable {
         recorder.state().forgetOlderThan(settings.interval().multipliedBy(FORGET_AFTER_INTERVALS)
                 .plus(settings.maxBackoff()));
         recorder.cycleFinished();
+    }
+
+    /**
+     * The round's peers: all of them, or with {@code imexprobe.mesh.subset=k} the k chosen by rendezvous hashing among
+     * the peers that may share an IMEX domain with one of our GPUs (known to, or not identified yet). A peer known to
+     * lie wholly in other domains has no pair that can work: among the k it would take a place and probe nothing, so
+     * in a cluster of many domains the agent's own domain got about k / domains probes a round. Those peers are
+     * chosen apart, k of them at most, the same way: each visit keeps it identified and its pairs shown as not probed
+     * (and offers them to the cross-domain sample).
+     */
+    private List<PeerAddress> choose(List<PeerAddress> peers, long r) {
+        int k = settings.subset();
+        if (k <= 0) {
+            return peers;
+        }
+        List<GpuSelector.Gpu> locals = localGpus();
+        List<PeerAddress> near = new ArrayList<>();
+        List<PeerAddress> apart = new ArrayList<>();
+        for (PeerAddress p : peers) {
+            PeerTrack track = tracks.get(p.hostPort());
+            boolean known = track != null && track.peer != null;
+            (known && whollyApart(locals, track.peer.gpus()) ? apart : near).add(p);
+        }
+        List<PeerAddress> chosen = new ArrayList<>(Rendezvous.pick(near, k, self.agentId(), r, PeerAddress::hostPort));
+        chosen.addAll(Rendezvous.pick(apart, k, self.agentId(), r, PeerAddress::hostPort));
+        return chosen;
+    }
+
+    /** No pair of a local and a remote GPU in one IMEX domain (a GPU whose domain is unknown may share one). */
+    static boolean whollyApart(List<GpuSelector.Gpu> locals, List<GpuSelector.Gpu> remotes) {
+        if (locals.isEmpty() || remotes.isEmpty()) {
+            return false;
+        }
+        for (GpuSelector.Gpu local : locals) {
+            for (GpuSelector.Gpu remote : remotes) {
+                if (ImexDomain.same(local.domain(), remote.domain())) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /**

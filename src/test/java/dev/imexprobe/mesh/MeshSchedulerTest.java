@@ -14,6 +14,7 @@ import dev.imexprobe.testing.MutableClock;
 import dev.imexprobe.testing.ProbeResults;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -64,9 +65,13 @@ class MeshSchedulerTest {
 
     private MeshScheduler scheduler(int subset, int concurrency, Duration maxBackoff, Supplier<Double> random,
                                     AtomicLong nanos, List<String> localGpus) {
+        return scheduler(subset, concurrency, maxBackoff, random, nanos, new FakeSelf(localGpus));
+    }
+
+    private MeshScheduler scheduler(int subset, int concurrency, Duration maxBackoff, Supplier<Double> random,
+                                    AtomicLong nanos, LocalAgent self) {
         MeshScheduler.Settings settings = new MeshScheduler.Settings(INTERVAL, 0.2, subset, concurrency, maxBackoff,
                 null, true);
-        LocalAgent self = new FakeSelf(localGpus);
         MeshScheduler s = new MeshScheduler(settings, discovery, prober, self, refreshes::incrementAndGet, recorder,
                 random, nanos::get, timer);
         schedulers.add(s);
@@ -406,6 +411,68 @@ class MeshSchedulerTest {
         assertThat(prober.probeRounds).as("one peer per round").hasSize(80);
     }
 
+    @RepeatedTest(12)
+    void withSubsetsTheKPlacesGoToPeersOfOurOwnDomainNotToPeersThatCannotShareOne() {
+        java.util.Random rnd = new java.util.Random();
+        long seed = rnd.nextLong();
+        rnd.setSeed(seed);
+        int nNear = 3 + rnd.nextInt(10);
+        int nApart = 10 + rnd.nextInt(31);
+        int k = 1 + rnd.nextInt(nNear - 1); // fewer places than peers of our domain: the choice matters
+        String ours = "fabric:cluster/1";
+        Set<String> near = new LinkedHashSet<>();
+        Set<String> apart = new LinkedHashSet<>();
+        List<String> addresses = new ArrayList<>();
+        for (int i = 0; i < nNear + nApart; i++) {
+            String address = "10.0." + (i / 200) + "." + (2 + i % 200) + ":8080";
+            String node = "node-" + i;
+            boolean same = i < nNear;
+            prober.agentIn(same ? ours : "fabric:cluster/" + (2 + rnd.nextInt(7)), address, node,
+                    "GPU-" + i + "-0", "GPU-" + i + "-1");
+            (same ? near : apart).add(address);
+            addresses.add(address);
+        }
+        Collections.shuffle(addresses, rnd);
+        discovery.set(addresses.toArray(String[]::new));
+        Map<Long, Set<String>> probedByRound = new ConcurrentHashMap<>();
+        prober.onProbeOf = key -> probedByRound.computeIfAbsent(schedulers.getLast().round(),
+                r -> ConcurrentHashMap.newKeySet()).add(key.targetNode());
+        MeshScheduler s = scheduler(k, 4, Duration.ofSeconds(1), () -> 0.5, new AtomicLong(),
+                new FakeSelf(List.of(SELF_GPU), ours));
+        String why = "seed " + seed + ", " + nNear + " peers in our domain, " + nApart + " apart, k=" + k;
+
+        int rounds = 0;
+        while (addresses.stream().anyMatch(a -> prober.identifyRounds(a).isEmpty())) {
+            round(s);
+            assertThat(++rounds).as("every peer identified in time; %s", why).isLessThan(2_000);
+        }
+        long from = s.round() + 1;
+        for (int r = 0; r < 60; r++) {
+            round(s);
+        }
+        for (long r = from; r < from + 60; r++) {
+            long round = r;
+            assertThat(probedByRound.getOrDefault(r, Set.of())).as("round %d: %s", r, why).hasSize(k)
+                    .allSatisfy(node -> assertThat(near).contains(addressOf(node)));
+            long identifiedApart = apart.stream().filter(a -> prober.identifyRounds(a).contains(round)).count();
+            assertThat(identifiedApart).as("peers apart asked who they are in round %d: %s", r, why)
+                    .isLessThanOrEqualTo(k);
+        }
+        Map<String, PairState.State> byTarget = new java.util.HashMap<>();
+        state.snapshot().forEach(p -> byTarget.put(p.targetNode() + "/" + p.targetGpu(), p.state()));
+        for (String a : apart) {
+            String node = prober.live.get(a).node();
+            assertThat(byTarget).as("%s keeps its pairs, not probed: %s", node, why)
+                    .containsEntry(node + "/GPU-" + node.substring(5) + "-0", PairState.State.NOT_PROBED)
+                    .containsEntry(node + "/GPU-" + node.substring(5) + "-1", PairState.State.NOT_PROBED);
+        }
+    }
+
+    private String addressOf(String node) {
+        return prober.live.entrySet().stream().filter(e -> e.getValue().node().equals(node)).map(Map.Entry::getKey)
+                .findFirst().orElseThrow();
+    }
+
     private PairState.State stateOf(PairKey key) {
         return state.snapshot().stream().filter(p -> p.key().equals(key)).map(PairState::state).findFirst()
                 .orElse(null);
@@ -418,8 +485,13 @@ class MeshSchedulerTest {
         private final List<GpuDevice> gpus = new ArrayList<>();
 
         FakeSelf(List<String> uuids) {
+            this(uuids, null);
+        }
+
+        FakeSelf(List<String> uuids, String domain) {
             for (int i = 0; i < uuids.size(); i++) {
-                gpus.add(new GpuDevice(i, uuids.get(i), "NVIDIA H200", null, Map.of(), 2L << 20, null, null, null, null));
+                gpus.add(new GpuDevice(i, uuids.get(i), "NVIDIA H200", null, Map.of(), 2L << 20, null, null, null, null,
+                        domain, null, null, null));
             }
         }
 
@@ -528,6 +600,15 @@ class MeshSchedulerTest {
         /** This very agent, reachable under another address (a node IP in a static list, say). */
         void ourselves(String address) {
             agentWithId(address, "node-self", FakeSelf.ID, SELF_GPU);
+        }
+
+        /** An agent whose GPUs are all in one IMEX domain. */
+        void agentIn(String domain, String address, String node, String... gpus) {
+            List<GpuSelector.Gpu> list = new ArrayList<>();
+            for (int i = 0; i < gpus.length; i++) {
+                list.add(new GpuSelector.Gpu(i, gpus[i], domain));
+            }
+            live.put(address, new Prober.Peer(address, node, "agent-" + node, List.copyOf(list)));
         }
 
         private void agentWithId(String address, String node, String id, String... gpus) {
