@@ -172,6 +172,18 @@ public final class MeshScheduler implements AutoCloseable {
             }
             tasks.add(workers.submit(() -> probePeer(peer.hostPort(), track, r)));
         }
+        if (settings.subset() > 0) {
+            // Peers never identified and not chosen are only asked who they are (GET /v1/node, no probe): from the
+            // next round on, the subset's choice knows their domains. Without this, k peers a round were learnt
+            // and the own domain's share of the k stayed diluted for about peers / k rounds after a start.
+            java.util.Set<PeerAddress> probed = new java.util.HashSet<>(chosen);
+            for (PeerAddress peer : peers) {
+                PeerTrack track = tracks.computeIfAbsent(peer.hostPort(), k -> new PeerTrack());
+                if (track.peer == null && !probed.contains(peer) && r >= track.nextAttemptRound) {
+                    tasks.add(workers.submit(() -> identified(peer.hostPort(), track, r, localGpus())));
+                }
+            }
+        }
         for (Future<?> f : tasks) {
             try {
                 f.get();
@@ -193,9 +205,9 @@ public final class MeshScheduler implements AutoCloseable {
      * The round's peers: all of them, or with {@code imexprobe.mesh.subset=k} the k chosen by rendezvous hashing among
      * the peers that may share an IMEX domain with one of our GPUs (known to, or not identified yet). A peer known to
      * lie wholly in other domains has no pair that can work: among the k it would take a place and probe nothing, so
-     * in a cluster of many domains the agent's own domain got about k / domains probes a round. Those peers are
-     * chosen apart, k of them at most, the same way: each visit keeps it identified and its pairs shown as not probed
-     * (and offers them to the cross-domain sample).
+     * in a cluster of many domains the agent's own domain got about k / domains probes a round. Those peers (and our
+     * own address under another name) are chosen apart, k of them at most, the same way: each visit keeps it
+     * identified and its pairs shown as not probed (and offers them to the cross-domain sample).
      */
     private List<PeerAddress> choose(List<PeerAddress> peers, long r) {
         int k = settings.subset();
@@ -208,7 +220,9 @@ public final class MeshScheduler implements AutoCloseable {
         for (PeerAddress p : peers) {
             PeerTrack track = tracks.get(p.hostPort());
             boolean known = track != null && track.peer != null;
-            (known && whollyApart(locals, track.peer.gpus()) ? apart : near).add(p);
+            boolean nothingToProbe = known && (whollyApart(locals, track.peer.gpus())
+                    || self.agentId().equals(track.peer.agentId())); // or our own address under another name
+            (nothingToProbe ? apart : near).add(p);
         }
         List<PeerAddress> chosen = new ArrayList<>(Rendezvous.pick(near, k, self.agentId(), r, PeerAddress::hostPort));
         chosen.addAll(Rendezvous.pick(apart, k, self.agentId(), r, PeerAddress::hostPort));
@@ -256,34 +270,8 @@ public final class MeshScheduler implements AutoCloseable {
 
     private void probePeer(String target, PeerTrack track, long r) {
         List<GpuSelector.Gpu> locals = localGpus();
-        if (track.peer == null || r - track.identifiedRound >= IDENTIFY_EVERY) {
-            Prober.Identification id = withSlot(() -> prober.identify(target));
-            if (id == null) {
-                return;
-            }
-            if (!id.ok()) {
-                failed(track, r);
-                if (observer) {
-                    return; // an observer measures nothing, so it has no failed pair to record either
-                }
-                // Never identified: one pair per local GPU under the peer's address, its GPU unknown.
-                List<GpuSelector.Gpu> remotes = track.peer != null ? track.peer.gpus()
-                        : Collections.singletonList(null);
-                for (GpuSelector.Gpu local : locals) {
-                    for (GpuSelector.Gpu remote : remotes) {
-                        recorder.record(prober.unreachablePair(target, track.peer, local, remote, id.failure()));
-                    }
-                }
-                return;
-            }
-            track.peer = id.peer();
-            track.identifiedRound = r;
-            if (!target.equals(id.peer().node())) {
-                // The pairs recorded under its address while it could not say who it is are superseded.
-                for (GpuSelector.Gpu local : locals) {
-                    recorder.state().forget(new PairKey(self.node(), local.uuid(), target, PairKey.UNKNOWN_GPU));
-                }
-            }
+        if (!identified(target, track, r, locals)) {
+            return;
         }
         Prober.Peer peer = track.peer;
         if (self.agentId().equals(peer.agentId())) {
@@ -352,6 +340,43 @@ public final class MeshScheduler implements AutoCloseable {
             failed(track, r);
             track.identifiedRound = -1; // ask who it is next time: it may have been replaced
         }
+    }
+
+    /**
+     * Asks the peer who it is when it was never identified or not for {@value #IDENTIFY_EVERY} rounds. False when it
+     * did not say: its pairs are then recorded as unreachable (one per local GPU under its address while its GPUs are
+     * unknown) and it backs off.
+     */
+    private boolean identified(String target, PeerTrack track, long r, List<GpuSelector.Gpu> locals) {
+        if (track.peer != null && r - track.identifiedRound < IDENTIFY_EVERY) {
+            return true;
+        }
+        Prober.Identification id = withSlot(() -> prober.identify(target));
+        if (id == null) {
+            return false;
+        }
+        if (!id.ok()) {
+            failed(track, r);
+            if (observer) {
+                return false; // an observer measures nothing, so it has no failed pair to record either
+            }
+            List<GpuSelector.Gpu> remotes = track.peer != null ? track.peer.gpus() : Collections.singletonList(null);
+            for (GpuSelector.Gpu local : locals) {
+                for (GpuSelector.Gpu remote : remotes) {
+                    recorder.record(prober.unreachablePair(target, track.peer, local, remote, id.failure()));
+                }
+            }
+            return false;
+        }
+        track.peer = id.peer();
+        track.identifiedRound = r;
+        if (!target.equals(id.peer().node())) {
+            // The pairs recorded under its address while it could not say who it is are superseded.
+            for (GpuSelector.Gpu local : locals) {
+                recorder.state().forget(new PairKey(self.node(), local.uuid(), target, PairKey.UNKNOWN_GPU));
+            }
+        }
+        return true;
     }
 
     /** The peer did not answer at all (as opposed to answering with a failure). */
