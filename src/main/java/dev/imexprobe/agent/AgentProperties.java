@@ -70,7 +70,8 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
     /**
      * @param interval    how often each pair is probed
      * @param jitter      fraction of the interval by which rounds are spread (0..0.5)
-     * @param subset      probe only this many peers per round, chosen by rendezvous hashing (0 = all)
+     * @param subset      probe only this many peers per round, chosen by rendezvous hashing among those that may
+     *                    share an IMEX domain with ours (0 = all)
      * @param concurrency probes in flight at once during a round
      * @param maxbackoff  the longest an unreachable peer is left alone
      * @param size        bytes per mesh probe (default: the GPU's granularity)
