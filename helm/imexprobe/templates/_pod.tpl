@@ -118,6 +118,8 @@ spec:
         {{- end }}
         - name: IMEXPROBE_MESH_INTERVAL
           value: {{ $v.agent.meshInterval | quote }}
+        - name: IMEXPROBE_MESH_SUBSET
+          value: {{ $v.agent.meshSubset | quote }}
         - name: IMEXPROBE_MESH_CROSS_DOMAIN_SAMPLE_INTERVAL
           value: {{ $v.agent.crossDomainSampleInterval | quote }}
         - name: IMEXPROBE_METRICS_PAIRS

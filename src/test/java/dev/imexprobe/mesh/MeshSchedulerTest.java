@@ -457,14 +457,13 @@ class MeshSchedulerTest {
             assertThat(identifiedApart).as("peers apart asked who they are in round %d: %s", r, why)
                     .isLessThanOrEqualTo(k);
         }
-        Map<String, PairState.State> byTarget = new java.util.HashMap<>();
-        state.snapshot().forEach(p -> byTarget.put(p.targetNode() + "/" + p.targetGpu(), p.state()));
-        for (String a : apart) {
-            String node = prober.live.get(a).node();
-            assertThat(byTarget).as("%s keeps its pairs, not probed: %s", node, why)
-                    .containsEntry(node + "/GPU-" + node.substring(5) + "-0", PairState.State.NOT_PROBED)
-                    .containsEntry(node + "/GPU-" + node.substring(5) + "-1", PairState.State.NOT_PROBED);
-        }
+        // Each round visits at least one peer apart (rendezvous picks min(k, their number)); a visit shows its
+        // pairs as not probed. Which of them were visited is the hashing's draw, so only their state is asserted.
+        Set<String> apartNodes = new java.util.HashSet<>();
+        apart.forEach(a -> apartNodes.add(prober.live.get(a).node()));
+        List<PairState> shown = state.snapshot().stream().filter(p -> apartNodes.contains(p.targetNode())).toList();
+        assertThat(shown).as("pairs into other domains: %s", why).isNotEmpty()
+                .allSatisfy(p -> assertThat(p.state()).isEqualTo(PairState.State.NOT_PROBED));
     }
 
     private String addressOf(String node) {

@@ -159,6 +159,7 @@ class HelmChartTest {
             assertThat(env.get("IMEXPROBE_NODE_NAME").getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
             assertThat(env.get("IMEXPROBE_AUTH_TOKEN").getValueFrom().getSecretKeyRef().getName()).isNotBlank();
             assertThat(env.get("IMEXPROBE_MESH_INTERVAL").getValue()).isEqualTo("30s");
+            assertThat(env.get("IMEXPROBE_MESH_SUBSET").getValue()).as("every peer every round").isEqualTo("0");
             assertThat(env.get("IMEXPROBE_METRICS_PAIRS").getValue()).isEqualTo("false");
             assertThat(env.get("IMEXPROBE_LADDER_ENABLED").getValue()).isEqualTo("false");
             if (env.containsKey("IMEXPROBE_PEERS_KUBERNETES_SELECTOR")) {
@@ -451,6 +452,7 @@ class HelmChartTest {
                 Arguments.of(values("peers.discovery", "static"), "peers.discovery", "dns"),
                 Arguments.of(values("imex.channel.computeDomian", Map.of("name", "x")), "computeDomian", "additional properties"),
                 Arguments.of(values("agent.meshInterval", "30 seconds"), "agent.meshInterval", "does not match pattern"),
+                Arguments.of(values("agent.meshSubset", -1), "agent.meshSubset", "minimum"),
                 Arguments.of(values("perGpu.gpusPerNode", 0), "perGpu.gpusPerNode", "minimum"),
                 Arguments.of(values("perGpu.gpuSource", "mig"), "perGpu.gpuSource", "devicePlugin"),
                 Arguments.of(values("imex.channel.computeDomain.uid", "not-a-uid"), "imex.channel.computeDomain.uid", "does not match pattern"),

@@ -133,9 +133,18 @@ class OperatorValuesTest {
     }
 
     @Test
+    void meshSubsetReachesTheAgent() {
+        int k = 1 + new java.util.Random().nextInt(64);
+        assertThat(Chart.<List<Map<String, Object>>>at(agent(Chart.render(values("agent.meshSubset", k))), "env"))
+                .filteredOn(e -> "IMEXPROBE_MESH_SUBSET".equals(e.get("name"))).singleElement()
+                .satisfies(e -> assertThat(e.get("value")).isEqualTo(Integer.toString(k)));
+        schemaRefuses(values("agent.meshSubset", "16"), "meshSubset");
+    }
+
+    @Test
     void extraArgs() {
-        Map<String, Object> c = agent(Chart.render(values("agent.extraArgs", List.of("--imexprobe.mesh.parallelism=4"))));
-        assertThat(Chart.<List<String>>at(c, "args")).containsExactly("serve", "--imexprobe.mesh.parallelism=4");
+        Map<String, Object> c = agent(Chart.render(values("agent.extraArgs", List.of("--imexprobe.mesh.concurrency=8"))));
+        assertThat(Chart.<List<String>>at(c, "args")).containsExactly("serve", "--imexprobe.mesh.concurrency=8");
         schemaRefuses(values("agent.extraArgs", "--x"), "extraArgs");
     }
 
