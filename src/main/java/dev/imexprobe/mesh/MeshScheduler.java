@@ -21,8 +21,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -176,7 +178,7 @@ public final class MeshScheduler implements AutoCloseable {
             // Peers never identified and not chosen are only asked who they are (GET /v1/node, no probe): from the
             // next round on, the subset's choice knows their domains. Without this, k peers a round were learnt
             // and the own domain's share of the k stayed diluted for about peers / k rounds after a start.
-            java.util.Set<PeerAddress> probed = new java.util.HashSet<>(chosen);
+            Set<PeerAddress> probed = new HashSet<>(chosen);
             for (PeerAddress peer : peers) {
                 PeerTrack track = tracks.computeIfAbsent(peer.hostPort(), k -> new PeerTrack());
                 if (track.peer == null && !probed.contains(peer) && r >= track.nextAttemptRound) {
@@ -230,7 +232,7 @@ public final class MeshScheduler implements AutoCloseable {
     }
 
     /** No pair of a local and a remote GPU in one IMEX domain (a GPU whose domain is unknown may share one). */
-    static boolean whollyApart(List<GpuSelector.Gpu> locals, List<GpuSelector.Gpu> remotes) {
+    private static boolean whollyApart(List<GpuSelector.Gpu> locals, List<GpuSelector.Gpu> remotes) {
         if (locals.isEmpty() || remotes.isEmpty()) {
             return false;
         }
