@@ -1,11 +1,13 @@
 package dev.imexprobe.mesh;
 
 import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.peer.PeerAddress;
 import dev.imexprobe.peer.PeerCall;
 import dev.imexprobe.peer.PeerDiscovery;
 import dev.imexprobe.peer.Prober;
+import dev.imexprobe.probe.ContextGuard;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.GpuSelector;
 import dev.imexprobe.probe.ImexDomain;
@@ -182,7 +184,7 @@ public final class MeshScheduler implements AutoCloseable {
             for (PeerAddress peer : peers) {
                 PeerTrack track = tracks.computeIfAbsent(peer.hostPort(), k -> new PeerTrack());
                 if (track.peer == null && !probed.contains(peer) && r >= track.nextAttemptRound) {
-                    tasks.add(workers.submit(() -> identified(peer.hostPort(), track, r, localGpus())));
+                    tasks.add(workers.submit(() -> identifyOnly(peer.hostPort(), track, r)));
                 }
             }
         }
@@ -304,8 +306,7 @@ public final class MeshScheduler implements AutoCloseable {
         boolean anyProbed = false;
         for (GpuSelector.Gpu local : locals) {
             for (GpuSelector.Gpu remote : peer.gpus()) {
-                dev.imexprobe.finding.Finding noContext = local.notProbed() != null
-                        ? dev.imexprobe.probe.ContextGuard.of(local) : dev.imexprobe.probe.ContextGuard.of(remote);
+                Finding noContext = noContext(local, remote);
                 if (noContext != null) {
                     // compute mode or MIG: no context is made on that GPU, so the pair is not probed (never failed)
                     recorder.state().notProbed(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()), noContext);
@@ -342,6 +343,39 @@ public final class MeshScheduler implements AutoCloseable {
             failed(track, r);
             track.identifiedRound = -1; // ask who it is next time: it may have been replaced
         }
+    }
+
+    /**
+     * A peer not chosen this round, never identified before, is only asked who it is. If it lies wholly in other
+     * domains, its pairs are shown as not probed at once, as a round that visits every peer shows them; a peer of
+     * ours (or one whose domain is unknown) shows its pairs when a round chooses it.
+     */
+    private void identifyOnly(String target, PeerTrack track, long r) {
+        List<GpuSelector.Gpu> locals = localGpus();
+        if (!identified(target, track, r, locals)) {
+            return;
+        }
+        Prober.Peer peer = track.peer;
+        if (observer || peer.observer() || self.agentId().equals(peer.agentId())
+                || !whollyApart(locals, peer.gpus())) {
+            return;
+        }
+        for (GpuSelector.Gpu remote : peer.gpus()) {
+            recorder.state().learnDomain(remote.uuid(), remote.domain());
+        }
+        for (GpuSelector.Gpu local : locals) {
+            for (GpuSelector.Gpu remote : peer.gpus()) {
+                PairKey key = new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid());
+                Finding noContext = noContext(local, remote);
+                recorder.state().notProbed(key, noContext != null ? noContext
+                        : crossDomainSample.findingFor(key, local.domain(), remote.domain()));
+            }
+        }
+    }
+
+    /** Why no context is made for the pair (compute mode or MIG on either GPU), or null. */
+    private static Finding noContext(GpuSelector.Gpu local, GpuSelector.Gpu remote) {
+        return local.notProbed() != null ? ContextGuard.of(local) : ContextGuard.of(remote);
     }
 
     /**

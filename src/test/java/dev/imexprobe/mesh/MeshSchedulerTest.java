@@ -441,10 +441,14 @@ class MeshSchedulerTest {
                 new FakeSelf(List.of(SELF_GPU), ours));
         String why = "seed " + seed + ", " + nNear + " peers in our domain, " + nApart + " apart, k=" + k;
 
+        Set<String> apartPairs = new java.util.HashSet<>();
+        apart.forEach(a -> prober.live.get(a).gpus().forEach(g -> apartPairs.add(prober.live.get(a).node() + "/" + g.uuid())));
         round(s);
-        assertThat(addresses).as("every peer asked who it is in the first round, k of them probed: %s", why)
+        assertThat(addresses).as("every peer asked who it is in the first round, at most k probed: %s", why)
                 .allSatisfy(a -> assertThat(prober.identifyRounds(a)).containsExactly(1L));
         assertThat(probedByRound.getOrDefault(1L, Set.of()).size()).as(why).isLessThanOrEqualTo(k);
+        assertThat(notProbed()).as("every pair into another domain shown from the first round: %s", why)
+                .containsAll(apartPairs);
         long from = s.round() + 1;
         for (int r = 0; r < 60; r++) {
             round(s);
@@ -457,13 +461,14 @@ class MeshSchedulerTest {
             assertThat(identifiedApart).as("peers apart asked who they are in round %d: %s", r, why)
                     .isLessThanOrEqualTo(k);
         }
-        // Each round visits at least one peer apart (rendezvous picks min(k, their number)); a visit shows its
-        // pairs as not probed. Which of them were visited is the hashing's draw, so only their state is asserted.
-        Set<String> apartNodes = new java.util.HashSet<>();
-        apart.forEach(a -> apartNodes.add(prober.live.get(a).node()));
-        List<PairState> shown = state.snapshot().stream().filter(p -> apartNodes.contains(p.targetNode())).toList();
-        assertThat(shown).as("pairs into other domains: %s", why).isNotEmpty()
-                .allSatisfy(p -> assertThat(p.state()).isEqualTo(PairState.State.NOT_PROBED));
+        assertThat(notProbed()).as("pairs into other domains kept, never probed: %s", why).isEqualTo(apartPairs);
+    }
+
+    private Set<String> notProbed() {
+        Set<String> out = new java.util.HashSet<>();
+        state.snapshot().stream().filter(p -> p.state() == PairState.State.NOT_PROBED)
+                .forEach(p -> out.add(p.targetNode() + "/" + p.targetGpu()));
+        return out;
     }
 
     private String addressOf(String node) {
