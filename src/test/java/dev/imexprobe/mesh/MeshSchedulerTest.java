@@ -597,27 +597,23 @@ class MeshSchedulerTest {
         private MeshScheduler current;
 
         void agent(String address, String node, String... gpus) {
-            agentWithId(address, node, "agent-" + node, gpus);
+            agentWithId(address, node, "agent-" + node, null, gpus);
         }
 
         /** This very agent, reachable under another address (a node IP in a static list, say). */
         void ourselves(String address) {
-            agentWithId(address, "node-self", FakeSelf.ID, SELF_GPU);
+            agentWithId(address, "node-self", FakeSelf.ID, null, SELF_GPU);
         }
 
         /** An agent whose GPUs are all in one IMEX domain. */
         void agentIn(String domain, String address, String node, String... gpus) {
+            agentWithId(address, node, "agent-" + node, domain, gpus);
+        }
+
+        private void agentWithId(String address, String node, String id, String domain, String... gpus) {
             List<GpuSelector.Gpu> list = new ArrayList<>();
             for (int i = 0; i < gpus.length; i++) {
                 list.add(new GpuSelector.Gpu(i, gpus[i], domain));
-            }
-            live.put(address, new Prober.Peer(address, node, "agent-" + node, List.copyOf(list)));
-        }
-
-        private void agentWithId(String address, String node, String id, String... gpus) {
-            List<GpuSelector.Gpu> list = new ArrayList<>();
-            for (int i = 0; i < gpus.length; i++) {
-                list.add(new GpuSelector.Gpu(i, gpus[i]));
             }
             live.put(address, new Prober.Peer(address, node, id, List.copyOf(list)));
         }
