@@ -224,8 +224,7 @@ public final class MeshScheduler implements AutoCloseable {
         for (PeerAddress p : peers) {
             PeerTrack track = tracks.get(p.hostPort());
             boolean known = track != null && track.peer != null;
-            boolean nothingToProbe = known && (whollyApart(locals, track.peer.gpus())
-                    || self.agentId().equals(track.peer.agentId())); // or our own address under another name
+            boolean nothingToProbe = known && (whollyApart(locals, track.peer.gpus()) || isSelf(track.peer));
             (nothingToProbe ? apart : near).add(p);
         }
         List<PeerAddress> chosen = new ArrayList<>(Rendezvous.pick(near, k, self.agentId(), r, PeerAddress::hostPort));
@@ -278,12 +277,10 @@ public final class MeshScheduler implements AutoCloseable {
             return;
         }
         Prober.Peer peer = track.peer;
-        if (self.agentId().equals(peer.agentId())) {
-            return; // our own address under another name
+        if (isSelf(peer)) {
+            return;
         }
-        for (GpuSelector.Gpu remote : peer.gpus()) {
-            recorder.state().learnDomain(remote.uuid(), remote.domain());
-        }
+        learnDomains(peer);
         for (GpuSelector.Gpu local : locals) {
             for (GpuSelector.Gpu remote : peer.gpus()) {
                 recorder.state().expect(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()));
@@ -356,13 +353,10 @@ public final class MeshScheduler implements AutoCloseable {
             return;
         }
         Prober.Peer peer = track.peer;
-        if (observer || peer.observer() || self.agentId().equals(peer.agentId())
-                || !whollyApart(locals, peer.gpus())) {
+        if (observer || peer.observer() || isSelf(peer) || !whollyApart(locals, peer.gpus())) {
             return;
         }
-        for (GpuSelector.Gpu remote : peer.gpus()) {
-            recorder.state().learnDomain(remote.uuid(), remote.domain());
-        }
+        learnDomains(peer);
         for (GpuSelector.Gpu local : locals) {
             for (GpuSelector.Gpu remote : peer.gpus()) {
                 PairKey key = new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid());
@@ -370,6 +364,17 @@ public final class MeshScheduler implements AutoCloseable {
                 recorder.state().notProbed(key, noContext != null ? noContext
                         : crossDomainSample.findingFor(key, local.domain(), remote.domain()));
             }
+        }
+    }
+
+    /** Our own agent, reached under another address (a node IP in a static list, say): nothing to probe there. */
+    private boolean isSelf(Prober.Peer peer) {
+        return self.agentId().equals(peer.agentId());
+    }
+
+    private void learnDomains(Prober.Peer peer) {
+        for (GpuSelector.Gpu remote : peer.gpus()) {
+            recorder.state().learnDomain(remote.uuid(), remote.domain());
         }
     }
 
