@@ -13,6 +13,7 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.filter.ServerHttpObservationFilter;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -40,6 +41,26 @@ public class AgentAuthFilter extends OncePerRequestFilter {
     public AgentAuthFilter(AgentSignature signature, boolean required) {
         this.signature = signature;
         this.required = required;
+    }
+
+    /**
+     * The route a guarded path is served by, as MVC names it in http.server.requests' {@code uri}; null for a path
+     * no route serves. A request refused here never reaches MVC, which would leave its uri UNKNOWN: an operator
+     * could not tell a peer's stale token on /v1/imports from a stranger's call to /v1/ladder.
+     */
+    static String route(String path) {
+        if (path.equals("/v1/exports") || path.equals("/v1/imports") || path.equals("/v1/ladder")) {
+            return path;
+        }
+        if (!path.startsWith("/v1/exports/")) {
+            return null;
+        }
+        String rest = path.substring("/v1/exports/".length());
+        int slash = rest.indexOf('/');
+        if (slash < 0) {
+            return rest.isEmpty() ? null : "/v1/exports/{id}";
+        }
+        return slash > 0 && rest.substring(slash).equals("/verify") ? "/v1/exports/{id}/verify" : null;
     }
 
     static boolean guarded(String path) {
@@ -71,13 +92,13 @@ public class AgentAuthFilter extends OncePerRequestFilter {
         }
         if (signature == null) {
             if (dispatchPath(request).equals("/v1/ladder")) {
-                refuse(response, "this agent has no shared token, and the ladder (it starts processes) is served to "
-                        + "token holders only: set IMEXPROBE_AUTH_TOKEN");
+                refuse(request, response, "this agent has no shared token, and the ladder (it starts processes) is "
+                        + "served to token holders only: set IMEXPROBE_AUTH_TOKEN");
                 return;
             }
             if (required) {
-                refuse(response, "this agent has no shared token, so it accepts no export or import requests: set "
-                        + "IMEXPROBE_AUTH_TOKEN (or imexprobe.auth.required=false on a trusted lab network)");
+                refuse(request, response, "this agent has no shared token, so it accepts no export or import requests: "
+                        + "set IMEXPROBE_AUTH_TOKEN (or imexprobe.auth.required=false on a trusted lab network)");
                 return;
             }
             passWithBoundedBody(request, response, chain);
@@ -86,7 +107,7 @@ public class AgentAuthFilter extends OncePerRequestFilter {
         String header = request.getHeader("Authorization");
         AgentSignature.Verdict pre = signature.precheck(header);
         if (!pre.ok() && !pre.needsBody()) {
-            refuse(response, pre.detail());
+            refuse(request, response, pre.detail());
             return;
         }
         if (!pre.needsBody()) {
@@ -95,14 +116,14 @@ public class AgentAuthFilter extends OncePerRequestFilter {
         }
         byte[] body = readBounded(request, Wire.MAX_BODY);
         if (body == null) {
-            refuse(response, "request body larger than " + Wire.MAX_BODY + " bytes");
+            refuse(request, response, "request body larger than " + Wire.MAX_BODY + " bytes");
             return;
         }
         String query = request.getQueryString();
         String pathAndQuery = request.getRequestURI() + (query != null ? "?" + query : "");
         AgentSignature.Verdict v = signature.verify(header, request.getMethod(), pathAndQuery, body);
         if (!v.ok()) {
-            refuse(response, v.detail());
+            refuse(request, response, v.detail());
             return;
         }
         pass(request, body, response, chain);
@@ -114,6 +135,7 @@ public class AgentAuthFilter extends OncePerRequestFilter {
         long declared = request.getContentLengthLong();
         byte[] body = readBounded(request, Wire.MAX_BODY);
         if (body == null) {
+            named(request);
             ProblemJson.write(response, ProblemJson.problem(HttpStatus.BAD_REQUEST, "invalid-input",
                     Wire.tooLarge(declared)));
             return;
@@ -127,9 +149,19 @@ public class AgentAuthFilter extends OncePerRequestFilter {
         chain.doFilter(new CachedBody(request, body), response);
     }
 
-    private void refuse(HttpServletResponse response, String detail) throws IOException {
+    private void refuse(HttpServletRequest request, HttpServletResponse response, String detail) throws IOException {
+        named(request);
         response.setHeader("WWW-Authenticate", "Bearer, " + AgentSignature.HMAC_SCHEME);
         ProblemJson.write(response, ProblemJson.problem(HttpStatus.UNAUTHORIZED, "unauthorized", detail));
+    }
+
+    /** Names the route of a request answered here for http.server.requests, whichever timer records it. */
+    private static void named(HttpServletRequest request) {
+        String route = route(dispatchPath(request));
+        if (route != null) {
+            request.setAttribute(RouteTimer.PATTERN, route); // /v1/imports: RouteTimer
+            ServerHttpObservationFilter.findObservationContext(request).ifPresent(c -> c.setPathPattern(route));
+        }
     }
 
     /**

@@ -35,6 +35,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.UUID;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -500,9 +501,9 @@ class AgentApiIT {
     /**
      * /probe and /v1/imports are timed by RouteTimer, not by Spring's observation: each request counted once, under
      * the same metric and the same label names as a route the observation times (/v1/node), the route named as MVC
-     * names it, the status and outcome its own. An import refused for its credential is counted too, once: RouteTimer
-     * comes before the import's auth filter (the route is then UNKNOWN, as MVC names any request refused before its
-     * handler is found).
+     * names it, the status and outcome its own. An import refused for its credential is counted too, once, under its
+     * route (RouteTimer comes before the import's auth filter, which names the route it refused); so are the other
+     * guarded routes' 401s, which Spring's observation times (MVC never sees them, and would leave them UNKNOWN).
      */
     @Test
     void theProbesTwoRoutesAreTimedOnceWithTheLabelsOfEveryOtherRoute() {
@@ -515,6 +516,15 @@ class AgentApiIT {
         int strangers = 1 + new Random().nextInt(3);
         for (int i = 0; i < strangers; i++) {
             assertThat(agent.post("/v1/imports", importBody(), null).status()).isEqualTo(401);
+        }
+        Map<String, Integer> refusedElsewhere = new LinkedHashMap<>();
+        for (String route : List.of("/v1/exports", "/v1/exports/{id}/verify", "/v1/ladder")) {
+            int n = 1 + new Random().nextInt(3);
+            refusedElsewhere.put(route, n);
+            for (int i = 0; i < n; i++) {
+                String path = route.replace("{id}", UUID.randomUUID().toString());
+                assertThat(agent.post(path, "{}", "Bearer not-the-token-" + i).status()).as(path).isEqualTo(401);
+            }
         }
         AgentProcess.Reply probed = agent.get("/probe?target=" + agent.hostPort()
                 + "&direction=push&writeback=false&gpu=0&peerGpu=1");
@@ -535,8 +545,21 @@ class AgentApiIT {
                 .as("the probe's one import counted under its route").isEqualTo(1);
         // Once, not also by the observation under another series (uri UNKNOWN): the sums over every series.
         assertThat(sum(after, "status=\"400\"") - sum(before, "status=\"400\"")).isEqualTo(refused);
-        assertThat(sum(after, "status=\"401\"") - sum(before, "status=\"401\"")).isEqualTo(strangers);
-        assertThat(sum(after, "method=\"POST\"") - sum(before, "method=\"POST\"")).isEqualTo(1 + strangers);
+        Map<String, String> strangersCount = Map.of("uri", "/v1/imports", "status", "401");
+        assertThat(count(requestsCount(after, strangersCount)) - count(requestsCountOrNone(before, strangersCount)))
+                .as("each stranger's import counted under its route").isEqualTo(strangers);
+        int elsewhere = 0;
+        for (Map.Entry<String, Integer> e : refusedElsewhere.entrySet()) {
+            Map<String, String> labels = Map.of("uri", e.getKey(), "status", "401", "method", "POST");
+            assertThat(count(requestsCount(after, labels)) - count(requestsCountOrNone(before, labels)))
+                    .as("401s on %s", e.getKey()).isEqualTo(e.getValue().longValue());
+            elsewhere += e.getValue();
+        }
+        assertThat(sum(after, "status=\"401\"") - sum(before, "status=\"401\""))
+                .isEqualTo(strangers + elsewhere);
+        assertThat(sum(after, "uri=\"UNKNOWN\"") - sum(before, "uri=\"UNKNOWN\"")).isZero();
+        assertThat(sum(after, "method=\"POST\"") - sum(before, "method=\"POST\""))
+                .isEqualTo(1 + strangers + elsewhere);
     }
 
     private static long sum(String scrape, String label) {

@@ -114,4 +114,35 @@ class AgentAuthFilterTest {
             }
         }
     }
+
+    /**
+     * A request refused here carries its route for http.server.requests (RouteTimer's attribute; the observation's
+     * context where one is open), as MVC would have named it: random export ids; paths no route serves stay unnamed.
+     */
+    @Test
+    void aRefusedRequestIsNamedByItsRouteAndOnlyByARouteThatExists() throws Exception {
+        Random random = new Random();
+        String alphabet = "abcdefghijklmnopqrstuvwxyz0123456789-_.~%";
+        for (int i = 0; i < 300; i++) {
+            StringBuilder id = new StringBuilder();
+            for (int n = 1 + random.nextInt(40); n > 0; n--) {
+                id.append(alphabet.charAt(random.nextInt(alphabet.length())));
+            }
+            String[][] cases = {
+                {"/v1/exports", "/v1/exports"}, {"/v1/imports", "/v1/imports"}, {"/v1/ladder", "/v1/ladder"},
+                {"/v1/exports/" + id, "/v1/exports/{id}"}, {"/v1/exports/" + id + "/verify", "/v1/exports/{id}/verify"},
+                {"/v1/exports/", null}, {"/v1/exports//verify", null}, {"/v1/exports/" + id + "/" + id, null},
+                {"/v1/exports/" + id + "/verify/" + id, null}, {"/v1/exports/" + id + "/verifyx", null},
+            };
+            String[] c = cases[random.nextInt(cases.length)];
+            MockHttpServletRequest request = new MockHttpServletRequest("POST", c[0]);
+            request.setServletPath(c[0]);
+            MockHttpServletResponse response = new MockHttpServletResponse();
+            Reads servlet = new Reads();
+            new MockFilterChain(servlet, new AgentAuthFilter(null, true)).doFilter(request, response);
+            assertThat(response.getStatus()).as(c[0]).isEqualTo(401);
+            assertThat(servlet.bodies).isEmpty();
+            assertThat(request.getAttribute(RouteTimer.PATTERN)).as(c[0]).isEqualTo(c[1]);
+        }
+    }
 }
