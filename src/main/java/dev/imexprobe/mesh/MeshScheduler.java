@@ -286,13 +286,13 @@ public final class MeshScheduler implements AutoCloseable {
                 recorder.state().expect(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()));
             }
         }
-        if (observer || peer.observer()) {
+        Finding observing = observing(peer);
+        if (observing != null) {
             // observer mode, here or there: no probe, so no context, no allocation and no pair to alert on
             for (GpuSelector.Gpu local : locals) {
                 for (GpuSelector.Gpu remote : peer.gpus()) {
                     recorder.state().notProbed(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()),
-                            observer ? FindingCode.OBSERVER_MODE.finding(java.util.Map.of())
-                                    : FindingCode.OBSERVER_TARGET.finding(java.util.Map.of("targetNode", peer.node())));
+                            observing);
                 }
             }
             track.failures = 0;
@@ -343,9 +343,11 @@ public final class MeshScheduler implements AutoCloseable {
     }
 
     /**
-     * A peer not chosen this round, never identified before, is only asked who it is. If it lies wholly in other
-     * domains, its pairs are shown as not probed at once, as a round that visits every peer shows them; a peer of
-     * ours (or one whose domain is unknown) shows its pairs when a round chooses it.
+     * A peer not chosen this round, never identified before, is only asked who it is, and its pairs are shown as a
+     * round that visits every peer shows them before its results: not probed where no round would probe them
+     * (observer mode, no context, another IMEX domain), unknown where a later round will. So the mesh holds every
+     * pair from the first round on, and {@code imexprobe_pairs{state="unknown"}} counts those a subset has yet to
+     * reach, where before they were missing from every count.
      */
     private void identifyOnly(String target, PeerTrack track, long r) {
         List<GpuSelector.Gpu> locals = localGpus();
@@ -353,18 +355,32 @@ public final class MeshScheduler implements AutoCloseable {
             return;
         }
         Prober.Peer peer = track.peer;
-        if (observer || peer.observer() || isSelf(peer) || !whollyApart(locals, peer.gpus())) {
+        if (isSelf(peer)) {
             return;
         }
         learnDomains(peer);
+        Finding observing = observing(peer);
         for (GpuSelector.Gpu local : locals) {
             for (GpuSelector.Gpu remote : peer.gpus()) {
                 PairKey key = new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid());
-                Finding noContext = noContext(local, remote);
-                recorder.state().notProbed(key, noContext != null ? noContext
-                        : crossDomainSample.findingFor(key, local.domain(), remote.domain()));
+                Finding why = observing != null ? observing : noContext(local, remote);
+                if (why == null && !ImexDomain.same(local.domain(), remote.domain())) {
+                    why = crossDomainSample.findingFor(key, local.domain(), remote.domain());
+                }
+                if (why != null) {
+                    recorder.state().notProbed(key, why);
+                } else {
+                    recorder.state().expect(key);
+                }
             }
         }
+    }
+
+    /** Why no pair with this peer is probed in observer mode (here or there), or null. */
+    private Finding observing(Prober.Peer peer) {
+        return observer ? FindingCode.OBSERVER_MODE.finding(java.util.Map.of())
+                : peer.observer() ? FindingCode.OBSERVER_TARGET.finding(java.util.Map.of("targetNode", peer.node()))
+                : null;
     }
 
     /** Our own agent, reached under another address (a node IP in a static list, say): nothing to probe there. */

@@ -404,8 +404,13 @@ class MeshSchedulerTest {
         for (int r = 0; r < 80; r++) {
             round(s);
             probedSoFar.addAll(prober.probedTargets);
+            // every peer is asked who it is in round 1, so its pair is there from then on: unknown until probed
             assertThat(state.snapshot()).as("round %d", r + 1).extracting(PairState::targetNode)
-                    .containsExactlyInAnyOrderElementsOf(probedSoFar);
+                    .containsExactlyInAnyOrder("node-2", "node-3", "node-4", "node-5");
+            for (PairState p : state.snapshot()) {
+                assertThat(p.state()).as("round %d, %s", r + 1, p.targetNode()).isEqualTo(
+                        probedSoFar.contains(p.targetNode()) ? PairState.State.OK : PairState.State.UNKNOWN);
+            }
         }
         assertThat(probedSoFar).hasSize(4);
         assertThat(prober.probeRounds).as("one peer per round").hasSize(80);
@@ -449,6 +454,20 @@ class MeshSchedulerTest {
         assertThat(probedByRound.getOrDefault(1L, Set.of()).size()).as(why).isLessThanOrEqualTo(k);
         assertThat(notProbed()).as("every pair into another domain shown from the first round: %s", why)
                 .containsAll(apartPairs);
+        Set<String> nearPairs = new java.util.HashSet<>();
+        near.forEach(a -> prober.live.get(a).gpus()
+                .forEach(g -> nearPairs.add(prober.live.get(a).node() + "/" + g.uuid())));
+        Map<String, PairState.State> firstRound = new java.util.HashMap<>();
+        state.snapshot().forEach(p -> firstRound.put(p.targetNode() + "/" + p.targetGpu(), p.state()));
+        assertThat(firstRound.keySet()).as("every pair in the mesh from the first round: %s", why)
+                .containsAll(nearPairs).hasSize(nearPairs.size() + apartPairs.size());
+        Set<String> probedFirst = probedByRound.getOrDefault(1L, Set.of());
+        for (String pair : nearPairs) {
+            String node = pair.substring(0, pair.indexOf('/'));
+            assertThat(firstRound.get(pair)).as("%s after the first round (probed then: %s): %s", pair,
+                    probedFirst.contains(node), why)
+                    .isEqualTo(probedFirst.contains(node) ? PairState.State.OK : PairState.State.UNKNOWN);
+        }
         long from = s.round() + 1;
         for (int r = 0; r < 60; r++) {
             round(s);
