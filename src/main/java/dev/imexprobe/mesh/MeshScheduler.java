@@ -273,28 +273,13 @@ public final class MeshScheduler implements AutoCloseable {
 
     private void probePeer(String target, PeerTrack track, long r) {
         List<GpuSelector.Gpu> locals = localGpus();
-        if (!identified(target, track, r, locals)) {
+        Prober.Peer peer = known(target, track, r, locals);
+        if (peer == null) {
             return;
         }
-        Prober.Peer peer = track.peer;
-        if (isSelf(peer)) {
-            return;
-        }
-        learnDomains(peer);
-        for (GpuSelector.Gpu local : locals) {
-            for (GpuSelector.Gpu remote : peer.gpus()) {
-                recorder.state().expect(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()));
-            }
-        }
-        Finding observing = observing(peer);
-        if (observing != null) {
+        show(peer, locals);
+        if (observing(peer) != null) {
             // observer mode, here or there: no probe, so no context, no allocation and no pair to alert on
-            for (GpuSelector.Gpu local : locals) {
-                for (GpuSelector.Gpu remote : peer.gpus()) {
-                    recorder.state().notProbed(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()),
-                            observing);
-                }
-            }
             track.failures = 0;
             track.nextAttemptRound = 0;
             return;
@@ -303,10 +288,9 @@ public final class MeshScheduler implements AutoCloseable {
         boolean anyProbed = false;
         for (GpuSelector.Gpu local : locals) {
             for (GpuSelector.Gpu remote : peer.gpus()) {
-                Finding noContext = noContext(local, remote);
-                if (noContext != null) {
-                    // compute mode or MIG: no context is made on that GPU, so the pair is not probed (never failed)
-                    recorder.state().notProbed(new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid()), noContext);
+                if (noContext(local, remote) != null) {
+                    // compute mode or MIG: no context is made on that GPU, so the pair is not probed (never failed);
+                    // show() marked it so
                     continue;
                 }
                 if (!ImexDomain.same(local.domain(), remote.domain())) {
@@ -344,21 +328,32 @@ public final class MeshScheduler implements AutoCloseable {
 
     /**
      * A peer not chosen this round, never identified before, is only asked who it is, and its pairs are shown as a
-     * round that visits every peer shows them before its results: not probed where no round would probe them
-     * (observer mode, no context, another IMEX domain), unknown where a later round will. So the mesh holds every
-     * pair from the first round on, and {@code imexprobe_pairs{state="unknown"}} counts those a subset has yet to
-     * reach, where before they were missing from every count.
+     * round that visits every peer shows them before its results. So the mesh holds every pair from the first round
+     * on, and {@code imexprobe_pairs{state="unknown"}} counts those a subset has yet to reach, where before they were
+     * missing from every count.
      */
     private void identifyOnly(String target, PeerTrack track, long r) {
         List<GpuSelector.Gpu> locals = localGpus();
-        if (!identified(target, track, r, locals)) {
-            return;
+        Prober.Peer peer = known(target, track, r, locals);
+        if (peer != null) {
+            show(peer, locals);
         }
-        Prober.Peer peer = track.peer;
-        if (isSelf(peer)) {
-            return;
+    }
+
+    /** The peer, identified (asked again when due) and its GPUs' domains learnt; null if it did not say or is us. */
+    private Prober.Peer known(String target, PeerTrack track, long r, List<GpuSelector.Gpu> locals) {
+        if (!identified(target, track, r, locals) || isSelf(track.peer)) {
+            return null;
         }
-        learnDomains(peer);
+        learnDomains(track.peer);
+        return track.peer;
+    }
+
+    /**
+     * Each pair with the peer as it stands before this round's results: not probed where no round would probe it
+     * (observer mode, no context, another IMEX domain), unknown until its first result otherwise.
+     */
+    private void show(Prober.Peer peer, List<GpuSelector.Gpu> locals) {
         Finding observing = observing(peer);
         for (GpuSelector.Gpu local : locals) {
             for (GpuSelector.Gpu remote : peer.gpus()) {
