@@ -309,7 +309,9 @@ class PeerHttpTest {
             }).call(() -> http.exchange(target(), "GET", "/v1/node", null, Map.of()));
             long done = System.nanoTime();
             assertThat(a.status()).isEqualTo(200);
-            assertThat((done - heardAt[0]) / 1_000_000).as("heard before the rest came").isGreaterThanOrEqualTo(pauseMs - 5);
+            // Heard after the whole answer would read ~0 ms; half the pause leaves a loaded machine room to
+            // schedule the reading thread late (5 ms failed beside two other test JVMs on two cores).
+            assertThat((done - heardAt[0]) / 1_000_000).as("heard before the rest came").isGreaterThanOrEqualTo(pauseMs / 2);
         }
         assertThat(heardOn).hasSize(calls).allMatch(t -> t == Thread.currentThread());
 
