@@ -277,8 +277,7 @@ public final class MeshScheduler implements AutoCloseable {
         if (peer == null) {
             return;
         }
-        show(peer, locals);
-        if (observing(peer) != null) {
+        if (show(peer, locals) != null) {
             // observer mode, here or there: no probe, so no context, no allocation and no pair to alert on
             track.failures = 0;
             track.nextAttemptRound = 0;
@@ -351,9 +350,10 @@ public final class MeshScheduler implements AutoCloseable {
 
     /**
      * Each pair with the peer as it stands before this round's results: not probed where no round would probe it
-     * (observer mode, no context, another IMEX domain), unknown until its first result otherwise.
+     * (observer mode, no context, another IMEX domain), unknown until its first result otherwise. Returns why no pair
+     * with the peer is probed in observer mode, or null.
      */
-    private void show(Prober.Peer peer, List<GpuSelector.Gpu> locals) {
+    private Finding show(Prober.Peer peer, List<GpuSelector.Gpu> locals) {
         Finding observing = observing(peer);
         for (GpuSelector.Gpu local : locals) {
             for (GpuSelector.Gpu remote : peer.gpus()) {
@@ -369,6 +369,7 @@ public final class MeshScheduler implements AutoCloseable {
                 }
             }
         }
+        return observing;
     }
 
     /** Why no pair with this peer is probed in observer mode (here or there), or null. */

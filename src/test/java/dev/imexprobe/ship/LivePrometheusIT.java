@@ -506,11 +506,10 @@ class LivePrometheusIT {
         // Until now every scrape of every agent must have worked: a scrape that fails (a timeout, or a 500 as the
         // DuplicateLabelsException of re-registered gauges gave) is up == 0 and the start of a false AgentDown.
         String window = "[" + Duration.between(allUp, Instant.now()).toSeconds() + "s]";
-        double scrapes = prometheus.query("sum(count_over_time(up{job=\"" + JOB + "\"}" + window + "))").getFirst()
-                .value();
+        String up = "up{job=\"" + JOB + "\"}" + window;
+        double scrapes = prometheus.query("sum(count_over_time(" + up + "))").getFirst().value();
         // One query, so both sums see the same samples: two queries a scrape apart read -1 failed (a window that
         // slid between them, seen under two Failsafe JVMs).
-        String up = "up{job=\"" + JOB + "\"}" + window;
         double failed = prometheus.query("sum(count_over_time(" + up + ") - sum_over_time(" + up + "))").getFirst()
                 .value();
         double slowest = prometheus.query("max(max_over_time(scrape_duration_seconds{job=\"" + JOB + "\"}" + window
