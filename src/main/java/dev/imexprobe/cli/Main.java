@@ -51,7 +51,7 @@ public final class Main {
         }
         return switch (args[0]) {
             case "check" -> CheckCommand.run(rest, out);
-            case "serve" -> ServeCommand.run(rest);
+            case "serve" -> ServeCommand.run(rest, err);
             case "ladder" -> LadderCommand.run(rest, out);
             case "worker" -> WorkerCommand.run(rest);
             case "demo" -> DemoCommand.run(rest, out);
@@ -68,7 +68,8 @@ public final class Main {
         to.println("""
                 usage: java -jar imexprobe.jar <command> [options]
                   check [--json] [--repeat N] [--size BYTES]   node report, self-probe and findings (exit 0 ok, 1 problem, 2 could not tell)
-                  serve                                        the agent (REST, metrics, mesh); configured by imexprobe.* / IMEXPROBE_*
+                  serve [--name=value ...]                     the agent (REST, metrics, mesh); settings by full name (--server.port=9000)
+                                               or as environment variables (SERVER_PORT, IMEXPROBE_*)
                   ladder [--json]                              the isolation ladder for same-node imports
                   preflight --expect N [--deadline 120s] [--json]
                                                                all-to-all imports between a job's pods, before the job (exit 0 pass, 1 fail, 2 could not tell)

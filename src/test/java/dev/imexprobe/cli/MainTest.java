@@ -69,4 +69,39 @@ class MainTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("usage: java -jar imexprobe.jar");
         assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
     }
+
+    /**
+     * {@code serve} refuses what Spring would silently ignore ({@code --port 9000} would start the agent on 8080), as
+     * every other command refuses an unknown option: a usage error naming the argument, and no agent started (were
+     * one started, the test would hang on its Spring context instead of returning 64).
+     */
+    @RepeatedTest(8)
+    void serveRefusesWhatIsNotASettingAndStartsNothing() {
+        List<String> wrong = List.of("--port", "9000", "-p", "--port=9000", "port=9000", "--interval=10s",
+                "--server.port", "-Dserver.port=9000", "--=x", "--.port=1");
+        String bad = wrong.get(random.nextInt(wrong.size()));
+        List<String> args = new ArrayList<>(List.of("--server.port=" + (1024 + random.nextInt(60000)),
+                "--imexprobe.mesh.interval=10s", "--debug"));
+        args = new ArrayList<>(args.subList(0, random.nextInt(args.size() + 1)));
+        args.add(random.nextInt(args.size() + 1), bad);
+        args.addFirst("serve");
+        assertThat(run(args)).as("%s", args).isEqualTo(Main.USAGE);
+        String said = err.toString(StandardCharsets.UTF_8);
+        assertThat(said).startsWith("serve: '" + bad + "' is not a setting.").contains("--server.port=9000")
+                .contains("usage: java -jar imexprobe.jar");
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    @Test
+    void serveLetsSpringHaveSettingsByTheirFullNameAndItsTwoSwitches() {
+        for (String ok : List.of("--server.port=9000", "--imexprobe.mesh.interval=10s", "--imexprobe.auth.token=",
+                "--logging.level.dev.imexprobe=DEBUG", "--imexprobe.peers[0]=a:8080", "--debug", "--trace=true",
+                "--spring.config.additional-location=file:/etc/imexprobe/")) {
+            assertThat(ServeCommand.refusal(new String[] {ok})).as(ok).isNull();
+        }
+        assertThat(ServeCommand.refusal(new String[] {"--server.port=9000", "--port=1"}))
+                .isEqualTo("serve: '--port=1' is not a setting. The port is --server.port=9000 (or SERVER_PORT=9000).");
+        assertThat(ServeCommand.refusal(new String[] {"--imexprobe.mesh.interval", "10s"}))
+                .startsWith("serve: '--imexprobe.mesh.interval' is not a setting. serve takes settings by their full name");
+    }
 }
