@@ -1,6 +1,7 @@
 package dev.imexprobe.cli;
 
 import dev.imexprobe.agent.AgentApplication;
+import dev.imexprobe.agent.UnreadVariables;
 
 import org.springframework.boot.SpringApplication;
 
@@ -29,7 +30,9 @@ final class ServeCommand {
             Main.usage(err);
             return Main.USAGE;
         }
-        SpringApplication.run(AgentApplication.class, args);
+        SpringApplication app = new SpringApplication(AgentApplication.class);
+        app.addListeners(new UnreadVariables());
+        app.run(args);
         return -1;
     }
 

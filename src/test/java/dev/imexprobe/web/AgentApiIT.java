@@ -68,8 +68,9 @@ class AgentApiIT {
         machine = FakeMachine.h200(dir.resolve("machine")).gpus(2);
         // The context linger outlasts the class: its release, a driver call of a timer thread 2 s (the default)
         // after the last allocation, would trip the driver-call detector of whichever test runs at that moment.
+        // IMEXPROBE_EXPORT_MAX is misspelt on purpose: read, it would cap exports at 1 and the cap tests would fail
         agent = AgentProcess.start("api", dir, machine.env(), "node-api", Map.of("IMEXPROBE_EXPORTS_MAX", "3",
-                "IMEXPROBE_DRIVER_CONTEXTLINGER", "1h")).awaitReady();
+                "IMEXPROBE_DRIVER_CONTEXTLINGER", "1h", "IMEXPROBE_EXPORT_MAX", "1")).awaitReady();
         JsonNode gpus = agent.get("/v1/node").json().get("gpus");
         gpu0 = gpus.get(0).get("uuid").asString();
         gpu1 = gpus.get(1).get("uuid").asString();
@@ -211,6 +212,19 @@ class AgentApiIT {
         assertProblem(r, 401, "unauthorized", c.detail());
         assertThat(r.header("WWW-Authenticate")).contains("Bearer, IMEXPROBE-HMAC");
         assertThat(r.body()).doesNotContain(AgentProcess.TOKEN);
+    }
+
+    /**
+     * A variable no setting reads is named in the log with the setting it was likely meant for, and only it: every
+     * other variable this agent was given (token, node name, mesh, peers, exports, linger) was read.
+     */
+    @Test
+    void aMisspeltVariableIsNamedInTheLogWithTheSettingItWasMeantFor() {
+        List<String> unread = agent.logText().lines().filter(l -> l.contains("no setting of imexprobe reads it"))
+                .map(l -> l.substring(l.indexOf(": ") + 2)).toList();
+        assertThat(unread).containsExactly("IMEXPROBE_EXPORT_MAX is set, but no setting of imexprobe reads it, so it"
+                + " changes nothing (did you mean IMEXPROBE_EXPORTS_MAX?); docs/deploy.md (Values overview) lists the"
+                + " settings and their variables");
     }
 
     @Test
