@@ -40,7 +40,7 @@ public final class UnreadVariables implements ApplicationListener<ApplicationEve
     private static final String PREFIX = "IMEXPROBE_";
     private static final Pattern VARIABLE = Pattern.compile("[A-Z0-9_]+");
     /** Read by the shim's loader (native/src/loader.c), not by Spring. */
-    static final Set<String> READ_OUTSIDE_SPRING = Set.of("IMEXPROBE_CUDA_LIBRARY", "IMEXPROBE_NVML_LIBRARY");
+    public static final Set<String> READ_OUTSIDE_SPRING = Set.of("IMEXPROBE_CUDA_LIBRARY", "IMEXPROBE_NVML_LIBRARY");
 
     private volatile Noting noting;
 
@@ -71,7 +71,7 @@ public final class UnreadVariables implements ApplicationListener<ApplicationEve
     }
 
     /** The variable of each setting under {@code prefix} in a properties record (relaxed binding's own form). */
-    static void addVariables(Set<String> into, String prefix, Class<?> type) {
+    public static void addVariables(Set<String> into, String prefix, Class<?> type) {
         if (!type.isRecord()) {
             into.add(prefix.toUpperCase(Locale.ROOT).replace('.', '_').replace("-", ""));
             return;

@@ -7,6 +7,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
+import dev.imexprobe.agent.AgentProperties;
+import dev.imexprobe.agent.KubernetesProperties;
+import dev.imexprobe.agent.NodeConditionProperties;
+import dev.imexprobe.agent.UnreadVariables;
 import dev.imexprobe.ship.Chart.Rendered;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -23,10 +27,20 @@ import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -92,6 +106,47 @@ class HelmChartTest {
             String namespace = kind.startsWith("Cluster") ? null : docName.endsWith("-node-events") ? "default" : Chart.NAMESPACE;
             assertThat(Chart.<String>at(doc, "metadata.namespace")).as("namespace of %s", KubernetesSchema.typeKey(doc))
                     .isEqualTo(namespace);
+        }
+    }
+
+    /**
+     * Every {@code IMEXPROBE_*} variable the chart sets is one the agent reads: a setting of its properties records,
+     * in either of relaxed binding's forms (dashes dropped, or made underscores), or a {@code ${imexprobe.…}}
+     * placeholder of its sources. A variable the chart misspelt would change nothing on every node, and the agent
+     * would only warn of it in each pod's log.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("combinations")
+    void everyVariableTheChartSetsIsOneTheAgentReads(String name, Map<String, Object> values) throws IOException {
+        Set<String> read = new TreeSet<>(UnreadVariables.READ_OUTSIDE_SPRING);
+        List<String> properties = new ArrayList<>();
+        try (Stream<Path> sources = Files.walk(Path.of("src/main/java"))) {
+            for (Path f : sources.filter(f -> f.toString().endsWith(".java")).toList()) {
+                Matcher m = Pattern.compile("\\$\\{(imexprobe\\.[a-z0-9.-]+)").matcher(Files.readString(f));
+                while (m.find()) {
+                    properties.add(m.group(1));
+                }
+            }
+        }
+        assertThat(properties).as("the sources' placeholders").contains("imexprobe.channel.mode");
+        for (String property : properties) {
+            read.add(property.toUpperCase(Locale.ROOT).replace('.', '_').replace("-", ""));
+            read.add(property.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_'));
+        }
+        Set<String> records = new TreeSet<>();
+        UnreadVariables.addVariables(records, "imexprobe", AgentProperties.class);
+        UnreadVariables.addVariables(records, "imexprobe.kubernetes", KubernetesProperties.class);
+        UnreadVariables.addVariables(records, "imexprobe.node-condition", NodeConditionProperties.class);
+        read.addAll(records);
+        Map<String, Object> all = new LinkedHashMap<>(values);
+        all.putAll(values("cliqueLabel.enabled", true, "agent.ladderEnabled", true, "agent.metricsPairs", true));
+        List<PodTemplateSpec> pods = podTemplates(Chart.render(all));
+        assertThat(pods).isNotEmpty();
+        for (PodTemplateSpec pod : pods) {
+            Set<String> set = env(pod.getSpec().getContainers().getFirst()).keySet().stream()
+                    .filter(k -> k.startsWith("IMEXPROBE_")).collect(Collectors.toCollection(TreeSet::new));
+            assertThat(set).as("the chart's variables").contains("IMEXPROBE_MESH_INTERVAL", "IMEXPROBE_CHANNEL_MODE");
+            assertThat(set).as("variables no setting reads").isSubsetOf(read);
         }
     }
 
