@@ -41,6 +41,12 @@ public final class UnreadVariables implements ApplicationListener<ApplicationEve
     private static final Pattern VARIABLE = Pattern.compile("[A-Z0-9_]+");
     /** Read by the shim's loader (native/src/loader.c), not by Spring. */
     public static final Set<String> READ_OUTSIDE_SPRING = Set.of("IMEXPROBE_CUDA_LIBRARY", "IMEXPROBE_NVML_LIBRARY");
+    /**
+     * What Kubernetes sets for each Service of the namespace unless the pod turns service links off (the chart does):
+     * a Service named {@code imexprobe} gives IMEXPROBE_SERVICE_HOST, IMEXPROBE_PORT_8080_TCP_ADDR and so on.
+     */
+    private static final Pattern SERVICE_LINK = Pattern.compile(
+            ".*_(SERVICE_HOST|SERVICE_PORT(_\\w+)?|PORT(_\\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)");
 
     private volatile Noting noting;
 
@@ -153,7 +159,8 @@ public final class UnreadVariables implements ApplicationListener<ApplicationEve
     static List<String> unread(Set<String> set, Set<String> read, Set<String> asked) {
         List<String> lines = new ArrayList<>();
         for (String name : new TreeSet<>(set)) {
-            if (!name.startsWith(PREFIX) || read.contains(name) || READ_OUTSIDE_SPRING.contains(name)) {
+            if (!name.startsWith(PREFIX) || read.contains(name) || READ_OUTSIDE_SPRING.contains(name)
+                    || SERVICE_LINK.matcher(name).matches()) {
                 continue;
             }
             String near = asked.stream().filter(a -> a.startsWith(PREFIX) && !a.equals(name))

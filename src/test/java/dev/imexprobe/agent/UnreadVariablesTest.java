@@ -62,6 +62,12 @@ class UnreadVariablesTest {
                         + " changes nothing; docs/deploy.md (Values overview) lists the settings and their variables");
         assertThat(UnreadVariables.unread(Set.of("HOME", "IMEXPROBE_NVML_LIBRARY"), Set.of(), agentVariables()))
                 .isEmpty();
+        // a Service named imexprobe (or imexprobe-agent) in the namespace, with service links on
+        assertThat(UnreadVariables.unread(Set.of("IMEXPROBE_SERVICE_HOST", "IMEXPROBE_SERVICE_PORT",
+                "IMEXPROBE_SERVICE_PORT_HTTP", "IMEXPROBE_PORT", "IMEXPROBE_PORT_8080_TCP", "IMEXPROBE_PORT_8080_TCP_PROTO",
+                "IMEXPROBE_PORT_8080_TCP_PORT", "IMEXPROBE_AGENT_PORT_8080_TCP_ADDR"), Set.of(), agentVariables())).isEmpty();
+        assertThat(UnreadVariables.unread(Set.of("IMEXPROBE_PEERS_KUBERNETES_PORTT"), Set.of(), agentVariables()))
+                .singleElement().asString().contains("did you mean IMEXPROBE_PEERS_KUBERNETES_PORT?");
     }
 
     @Test
