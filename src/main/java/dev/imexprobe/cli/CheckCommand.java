@@ -60,6 +60,24 @@ final class CheckCommand {
                          Long gpuMemoryFreeAfter, long liveAllocationsAfter, double wallSeconds) {
     }
 
+    /**
+     * Why {@code --size} cannot be allocated on a GPU the check would probe, or null. cuMemCreate refuses a size that
+     * is not a multiple of the GPU's granularity with INVALID_VALUE, which the self-probe would report as the node's
+     * DRIVER_ERROR; it is the request that is wrong, as {@code /probe} and {@code /v1/exports} answer with a 400.
+     */
+    static String badSize(Long sizeBytes, List<GpuDevice> gpus) {
+        if (sizeBytes == null) {
+            return null;
+        }
+        for (GpuDevice gpu : gpus) {
+            if (gpu.notProbed() == null && gpu.granularityBytes() > 0 && sizeBytes % gpu.granularityBytes() != 0) {
+                return "--size must be a multiple of GPU " + gpu.index() + "'s allocation granularity ("
+                        + gpu.granularityBytes() + " bytes), got " + sizeBytes;
+            }
+        }
+        return null;
+    }
+
     static int run(String[] args, PrintStream out) {
         Options options;
         try {
@@ -80,6 +98,12 @@ final class CheckCommand {
         }
         AgentIdentity identity = AgentIdentity.create(System.getenv("IMEXPROBE_NODE_NAME"));
         NodeReport report = new NodeReporter(driver, NodeInspectorSettings.defaults(), identity).report();
+        String badSize = badSize(options.sizeBytes(), report.gpus());
+        if (badSize != null) {
+            System.err.println("check: " + badSize);
+            Main.usage(System.err);
+            return Main.USAGE;
+        }
         List<SelfProbe.SelfProbeResult> probes = new ArrayList<>();
         List<RepeatSummary> repeats = new ArrayList<>();
         try (DriverExecutor executor = new DriverExecutor(2, Duration.ofSeconds(5))) {

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -136,5 +137,25 @@ class CheckCommandIT {
     void badOptionsAreAUsageError() throws Exception {
         assertThat(check(Map.of(), tmp, "--repeat", "zero").exit()).isEqualTo(64);
         assertThat(check(Map.of(), tmp, "--frobnicate").stderr()).contains("unknown option '--frobnicate'");
+    }
+
+    /**
+     * A size the GPU cannot allocate is the request's fault, not the node's: without this check the self-probe's
+     * create failed with INVALID_VALUE and the node was reported as a DRIVER_ERROR (exit 1).
+     */
+    @Test
+    void aSizeThatIsNotAMultipleOfTheGranularityIsAUsageErrorNotADriverError() throws Exception {
+        FakeMachine m = FakeMachine.h200(tmp).gpus(1);
+        long granularity = 2L << 20;
+        long size = granularity * (1 + new Random().nextInt(8)) + 1 + new Random().nextInt((int) granularity - 1);
+        Run run = check(m.env(), tmp, "--size", Long.toString(size));
+        assertThat(run.exit()).as(run.stdout()).isEqualTo(64);
+        assertThat(run.stderr()).startsWith("check: --size must be a multiple of GPU 0's allocation granularity ("
+                + granularity + " bytes), got " + size);
+        assertThat(run.stdout()).doesNotContain("DRIVER_ERROR");
+        assertThat(m.stateFiles()).isEmpty();
+        Run ok = check(m.env(), tmp, "--json", "--size", Long.toString(granularity * 3));
+        assertThat(ok.exit()).as(ok.stderr()).isZero();
+        assertThat(ok.json().get("selfProbe").get(0).get("sizeBytes").asLong()).isEqualTo(granularity * 3);
     }
 }

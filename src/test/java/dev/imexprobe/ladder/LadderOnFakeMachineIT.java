@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -36,6 +37,19 @@ class LadderOnFakeMachineIT {
 
     @TempDir
     Path tmp;
+
+    /** A size cuMemCreate would refuse is the request's error, named before any rung runs, not every rung's failure. */
+    @Test
+    void aSizeThatIsNotAMultipleOfTheGranularityIsRefusedBeforeAnyRung() {
+        FakeMachine m = twoGpus();
+        long size = (2L << 20) + 4096;
+        assertThatThrownBy(() -> new Ladder(WorkerLauncher.forThisJvm(env(m)), "test-node")
+                .run(new LadderOptions(null, null, size, null, null)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("size " + size + " is not a multiple of GPU 0's allocation granularity (2097152 bytes): "
+                        + "cuMemCreate would refuse it");
+        assertThat(m.stateFiles()).isEmpty();
+    }
 
     static Map<String, String> env(FakeMachine m) {
         Map<String, String> env = new HashMap<>(System.getenv());
