@@ -30,6 +30,7 @@ import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Objects;
 import java.util.Map;
 
 /**
@@ -69,13 +70,8 @@ final class CheckCommand {
         if (sizeBytes == null) {
             return null;
         }
-        for (GpuDevice gpu : gpus) {
-            if (gpu.notProbed() == null && gpu.granularityBytes() > 0 && sizeBytes % gpu.granularityBytes() != 0) {
-                return "--size must be a multiple of GPU " + gpu.index() + "'s allocation granularity ("
-                        + gpu.granularityBytes() + " bytes), got " + sizeBytes;
-            }
-        }
-        return null;
+        return gpus.stream().map(g -> g.sizeRefusal(sizeBytes)).filter(Objects::nonNull).findFirst()
+                .map(why -> "--size: " + why).orElse(null);
     }
 
     static int run(String[] args, PrintStream out) {

@@ -49,6 +49,18 @@ public record GpuDevice(int index, String uuid, String name, String pciBusId, Ma
                 memoryFreeBytes, memoryTotalBytes, imexDomain, mode, mig, notProbed);
     }
 
+    /**
+     * Why this agent cannot allocate {@code size} bytes of fabric memory here, or null: cuMemCreate refuses any size
+     * that is not a multiple of the granularity with INVALID_VALUE, which a probe would report as the GPU's own
+     * DRIVER_ERROR. Null also where the agent does not probe the GPU or the driver did not say its granularity.
+     */
+    public String sizeRefusal(long size) {
+        return notProbed == null && granularityBytes > 0 && size % granularityBytes != 0
+                ? size + " bytes is not a multiple of GPU " + index + "'s allocation granularity (" + granularityBytes
+                        + " bytes)"
+                : null;
+    }
+
     /** With the code of the finding that keeps the agent off this GPU (null: it probes it). */
     public GpuDevice withNotProbed(String findingCode) {
         return new GpuDevice(index, uuid, name, pciBusId, attributes, granularityBytes, fabric, fabricResult,

@@ -45,6 +45,9 @@ class ConfigurationValidationIT {
                     "imexprobe.mesh.maxbackoff must not be negative, got PT-5S"),
             new Case("IMEXPROBE_MESH_SIZE=0",
                     "imexprobe.mesh.size must be positive, got 0"),
+            new Case("IMEXPROBE_MESH_SIZE=3000000",
+                    "imexprobe.mesh.size (IMEXPROBE_MESH_SIZE): 3000000 bytes is not a multiple of GPU 0's allocation "
+                            + "granularity (2097152 bytes); leave it unset for the granularity of each GPU"),
             new Case("IMEXPROBE_AUTH_TOKEN=abcde",
                     "imexprobe.auth.token must be at least 16 characters (the chart generates 32); got 5"),
             new Case("IMEXPROBE_PEERS_STATIC=127.0.0.1:8081,gpu-node-2",

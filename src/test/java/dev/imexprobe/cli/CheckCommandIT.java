@@ -150,8 +150,8 @@ class CheckCommandIT {
         long size = granularity * (1 + new Random().nextInt(8)) + 1 + new Random().nextInt((int) granularity - 1);
         Run run = check(m.env(), tmp, "--size", Long.toString(size));
         assertThat(run.exit()).as(run.stdout()).isEqualTo(64);
-        assertThat(run.stderr()).startsWith("check: --size must be a multiple of GPU 0's allocation granularity ("
-                + granularity + " bytes), got " + size);
+        assertThat(run.stderr()).startsWith("check: --size: " + size + " bytes is not a multiple of GPU 0's allocation"
+                + " granularity (" + granularity + " bytes)");
         assertThat(run.stdout()).doesNotContain("DRIVER_ERROR");
         assertThat(m.stateFiles()).isEmpty();
         Run ok = check(m.env(), tmp, "--json", "--size", Long.toString(granularity * 3));
