@@ -66,13 +66,23 @@ public final class UnreadVariables implements ApplicationListener<ApplicationEve
                 sources.replace(name, new SystemEnvironmentPropertySource(name, noting));
             }
         } else if (event instanceof ApplicationReadyEvent ready && noting != null) {
-            // the binder asks only for the names it finds, so the settings' own names come from their records
-            Set<String> known = new TreeSet<>(noting.asked);
+            // off the ready event's thread: readiness is published after its listeners, and this takes ~30 ms cold
+            Noting read = noting;
+            Thread.ofPlatform().daemon().name("imexprobe-unread-variables").start(() -> warn(read, ready));
+        }
+    }
+
+    private static void warn(Noting read, ApplicationReadyEvent ready) {
+        // the binder asks only for the names it finds, so the settings' own names come from their records
+        Set<String> known = new TreeSet<>(read.asked);
+        try {
             ConfigurationPropertiesBean.getAll(ready.getApplicationContext()).values().forEach(bean ->
                     addVariables(known, bean.getAnnotation().prefix(), bean.getInstance().getClass()));
-            for (String line : unread(noting.keySet(), noting.found, known)) {
-                log.warn(line);
-            }
+        } catch (RuntimeException e) {
+            return; // the agent is already stopping: nothing left to warn of
+        }
+        for (String line : unread(read.keySet(), read.found, known)) {
+            log.warn(line);
         }
     }
 

@@ -220,6 +220,7 @@ class AgentApiIT {
      */
     @Test
     void aMisspeltVariableIsNamedInTheLogWithTheSettingItWasMeantFor() {
+        await().atMost(Duration.ofSeconds(10)).until(() -> agent.logText().contains("no setting of imexprobe reads it"));
         List<String> unread = agent.logText().lines().filter(l -> l.contains("no setting of imexprobe reads it"))
                 .map(l -> l.substring(l.indexOf(": ") + 2)).toList();
         assertThat(unread).containsExactly("IMEXPROBE_EXPORT_MAX is set, but no setting of imexprobe reads it, so it"
