@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# session 2026-12-07 u, call 1 (run from the bundle of f4e14f5: session t's final code, plus serve refusing arguments
+# session 2026-12-07 u, call 1 (run from the bundle of fd86796: session t's final code, plus serve refusing arguments
 # that are not settings and warning of IMEXPROBE_* variables no setting reads): session r's call3.sh as it is (the
 # goals, one pair alone, 1,000 probes per setting after 300; the guarantees to jobs and deadlines; the domains run with
 # IMEXPROBE_MESH_SUBSET=16 on the real driver). Its files keep their call3-/call2- names in $OUT; this folder holds
