@@ -43,10 +43,10 @@ public final class UnreadVariables implements ApplicationListener<ApplicationEve
     public static final Set<String> READ_OUTSIDE_SPRING = Set.of("IMEXPROBE_CUDA_LIBRARY", "IMEXPROBE_NVML_LIBRARY");
     /**
      * What Kubernetes sets for each Service of the namespace unless the pod turns service links off (the chart does):
-     * a Service named {@code imexprobe} gives IMEXPROBE_SERVICE_HOST, IMEXPROBE_PORT_8080_TCP_ADDR and so on.
+     * a Service named {@code imexprobe} gives IMEXPROBE_SERVICE_HOST, IMEXPROBE_PORT_8080_TCP_ADDR and so on. Only
+     * for a service whose {@code _SERVICE_HOST} is set too: a misspelt setting that ends in {@code _PORT} is named.
      */
-    private static final Pattern SERVICE_LINK = Pattern.compile(
-            ".*_(SERVICE_HOST|SERVICE_PORT(_\\w+)?|PORT(_\\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)");
+    private static final String SERVICE_LINK = "_(SERVICE_HOST|SERVICE_PORT(_\\w+)?|PORT(_\\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)";
 
     private volatile Noting noting;
 
@@ -168,9 +168,12 @@ public final class UnreadVariables implements ApplicationListener<ApplicationEve
      */
     static List<String> unread(Set<String> set, Set<String> read, Set<String> asked) {
         List<String> lines = new ArrayList<>();
+        List<Pattern> services = set.stream().filter(n -> n.endsWith("_SERVICE_HOST"))
+                .map(n -> Pattern.compile(Pattern.quote(n.substring(0, n.length() - "_SERVICE_HOST".length()))
+                        + SERVICE_LINK)).toList();
         for (String name : new TreeSet<>(set)) {
             if (!name.startsWith(PREFIX) || read.contains(name) || READ_OUTSIDE_SPRING.contains(name)
-                    || SERVICE_LINK.matcher(name).matches()) {
+                    || services.stream().anyMatch(p -> p.matcher(name).matches())) {
                 continue;
             }
             String near = asked.stream().filter(a -> a.startsWith(PREFIX) && !a.equals(name))

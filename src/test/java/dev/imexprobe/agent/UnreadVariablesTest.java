@@ -39,7 +39,7 @@ class UnreadVariablesTest {
         String meant = known.get(random.nextInt(known.size()));
         String typo = misspell(meant);
         String read = known.get(random.nextInt(known.size()));
-        Set<String> set = new TreeSet<>(Set.of(typo, read, "PATH", "IMEXPROBE_CUDA_LIBRARY", "SERVER_PORT"));
+        Set<String> set = new TreeSet<>(List.of(typo, read, "PATH", "IMEXPROBE_CUDA_LIBRARY", "SERVER_PORT"));
         List<String> lines = UnreadVariables.unread(set, Set.of(read), Set.copyOf(known));
         if (known.contains(typo)) { // the edit made another setting's name: read or not, it is a setting
             assertThat(lines).hasSizeLessThanOrEqualTo(1);
@@ -62,12 +62,16 @@ class UnreadVariablesTest {
                         + " changes nothing; docs/deploy.md (Values overview) lists the settings and their variables");
         assertThat(UnreadVariables.unread(Set.of("HOME", "IMEXPROBE_NVML_LIBRARY"), Set.of(), agentVariables()))
                 .isEmpty();
-        // a Service named imexprobe (or imexprobe-agent) in the namespace, with service links on
+        // Services named imexprobe and imexprobe-agent in the namespace, with service links on
         assertThat(UnreadVariables.unread(Set.of("IMEXPROBE_SERVICE_HOST", "IMEXPROBE_SERVICE_PORT",
                 "IMEXPROBE_SERVICE_PORT_HTTP", "IMEXPROBE_PORT", "IMEXPROBE_PORT_8080_TCP", "IMEXPROBE_PORT_8080_TCP_PROTO",
-                "IMEXPROBE_PORT_8080_TCP_PORT", "IMEXPROBE_AGENT_PORT_8080_TCP_ADDR"), Set.of(), agentVariables())).isEmpty();
-        assertThat(UnreadVariables.unread(Set.of("IMEXPROBE_PEERS_KUBERNETES_PORTT"), Set.of(), agentVariables()))
-                .singleElement().asString().contains("did you mean IMEXPROBE_PEERS_KUBERNETES_PORT?");
+                "IMEXPROBE_PORT_8080_TCP_PORT", "IMEXPROBE_AGENT_SERVICE_HOST", "IMEXPROBE_AGENT_PORT_8080_TCP_ADDR"),
+                Set.of(), agentVariables())).isEmpty();
+        // a misspelt setting that ends like a service link is still named: no such service is linked
+        for (String typo : List.of("IMEXPROBE_PEERS_KUBERNETES_PORTT", "IMEXPROBE_PPEERS_KUBERNETES_PORT")) {
+            assertThat(UnreadVariables.unread(Set.of(typo, "IMEXPROBE_SERVICE_HOST"), Set.of(), agentVariables()))
+                    .as(typo).singleElement().asString().contains("did you mean IMEXPROBE_PEERS_KUBERNETES_PORT?");
+        }
     }
 
     @Test
