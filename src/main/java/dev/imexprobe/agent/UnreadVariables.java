@@ -86,10 +86,10 @@ public final class UnreadVariables implements ApplicationListener<ApplicationEve
         }
     }
 
-    /** The variable of each setting under {@code prefix} in a properties record (relaxed binding's own form). */
+    /** The variable of each setting under {@code prefix} in a properties record, in both of {@link #variables}' forms. */
     public static void addVariables(Set<String> into, String prefix, Class<?> type) {
         if (!type.isRecord()) {
-            into.add(prefix.toUpperCase(Locale.ROOT).replace('.', '_').replace("-", ""));
+            into.addAll(variables(prefix));
             return;
         }
         RecordComponent[] components = type.getRecordComponents();
@@ -107,6 +107,15 @@ public final class UnreadVariables implements ApplicationListener<ApplicationEve
                     : components[i].getName().replaceAll("([a-z0-9])([A-Z])", "$1-$2");
             addVariables(into, prefix + "." + key, components[i].getType());
         }
+    }
+
+    /**
+     * The environment variables relaxed binding reads a property from: dots made underscores and dashes dropped
+     * ({@code IMEXPROBE_DRIVER_CONTEXTLINGER}), or dashes made underscores too ({@code IMEXPROBE_DRIVER_CONTEXT_LINGER}).
+     */
+    public static Set<String> variables(String property) {
+        String upper = property.toUpperCase(Locale.ROOT).replace('.', '_');
+        return new TreeSet<>(List.of(upper.replace("-", ""), upper.replace('-', '_'))); // one name when no dash
     }
 
     /**
@@ -164,9 +173,9 @@ public final class UnreadVariables implements ApplicationListener<ApplicationEve
 
     /**
      * One line per {@code IMEXPROBE_*} variable in {@code set} that is neither among {@code read} nor read outside
-     * Spring: what it is, that it changes nothing, and the nearest name a setting was looked up by, if one is close.
+     * Spring: what it is, that it changes nothing, and the nearest of the {@code settings}' variables, if one is close.
      */
-    static List<String> unread(Set<String> set, Set<String> read, Set<String> asked) {
+    static List<String> unread(Set<String> set, Set<String> read, Set<String> settings) {
         List<String> lines = new ArrayList<>();
         List<Pattern> services = set.stream().filter(n -> n.endsWith("_SERVICE_HOST"))
                 .map(n -> Pattern.compile(Pattern.quote(n.substring(0, n.length() - "_SERVICE_HOST".length()))
@@ -176,7 +185,7 @@ public final class UnreadVariables implements ApplicationListener<ApplicationEve
                     || services.stream().anyMatch(p -> p.matcher(name).matches())) {
                 continue;
             }
-            String near = asked.stream().filter(a -> a.startsWith(PREFIX) && !a.equals(name))
+            String near = settings.stream().filter(a -> a.startsWith(PREFIX) && !a.equals(name))
                     .min(Comparator.comparingInt((String a) -> distance(a, name)).thenComparing(a -> a))
                     .filter(a -> distance(a, name) <= Math.max(2, name.length() / 8)).orElse(null);
             lines.add(name + " is set, but no setting of imexprobe reads it, so it changes nothing"

@@ -55,7 +55,12 @@ public record GpuDevice(int index, String uuid, String name, String pciBusId, Ma
      * DRIVER_ERROR. Null also where the agent does not probe the GPU or the driver did not say its granularity.
      */
     public String sizeRefusal(long size) {
-        return notProbed == null && granularityBytes > 0 && size % granularityBytes != 0
+        return notProbed == null ? sizeRefusal(index, granularityBytes, size) : null;
+    }
+
+    /** The same rule for a GPU known by its index and granularity (the ladder's workers report no more). */
+    public static String sizeRefusal(int index, long granularityBytes, long size) {
+        return granularityBytes > 0 && size % granularityBytes != 0
                 ? size + " bytes is not a multiple of GPU " + index + "'s allocation granularity (" + granularityBytes
                         + " bytes)"
                 : null;

@@ -199,9 +199,9 @@ public final class Ladder {
             size = options.sizeBytes() != null ? options.sizeBytes() : a.granularity() > 0 ? a.granularity() : 2L << 20;
             // cuMemCreate refuses any other size with INVALID_VALUE, which every rung would report as the node's fault
             for (GpuInfo g : b == null ? List.of(a) : List.of(a, b)) {
-                if (g.granularity() > 0 && size % g.granularity() != 0) {
-                    throw new IllegalArgumentException("size " + size + " is not a multiple of GPU " + g.index()
-                            + "'s allocation granularity (" + g.granularity() + " bytes): cuMemCreate would refuse it");
+                String why = GpuDevice.sizeRefusal(g.index(), g.granularity(), size);
+                if (why != null) {
+                    throw new IllegalArgumentException("size: " + why);
                 }
             }
         }

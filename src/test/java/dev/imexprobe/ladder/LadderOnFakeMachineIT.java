@@ -46,8 +46,7 @@ class LadderOnFakeMachineIT {
         assertThatThrownBy(() -> new Ladder(WorkerLauncher.forThisJvm(env(m)), "test-node")
                 .run(new LadderOptions(null, null, size, null, null)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("size " + size + " is not a multiple of GPU 0's allocation granularity (2097152 bytes): "
-                        + "cuMemCreate would refuse it");
+                .hasMessage("size: " + size + " bytes is not a multiple of GPU 0's allocation granularity (2097152 bytes)");
         assertThat(m.stateFiles()).isEmpty();
     }
 

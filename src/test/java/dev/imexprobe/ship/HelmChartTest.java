@@ -34,7 +34,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -130,8 +129,7 @@ class HelmChartTest {
         }
         assertThat(properties).as("the sources' placeholders").contains("imexprobe.channel.mode");
         for (String property : properties) {
-            read.add(property.toUpperCase(Locale.ROOT).replace('.', '_').replace("-", ""));
-            read.add(property.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_'));
+            read.addAll(UnreadVariables.variables(property));
         }
         Set<String> records = new TreeSet<>();
         UnreadVariables.addVariables(records, "imexprobe", AgentProperties.class);
