@@ -1,6 +1,7 @@
 package dev.imexprobe.peer;
 
 import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.api.Wire;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.probe.ContextGuard;
@@ -135,6 +136,9 @@ public final class Prober {
     }
 
     private ProbeReport probeAll(Request request, Peer peer, long start, Confirmation confirmation) {
+        if (self.agentId().equals(peer.agentId())) {
+            throw new IllegalArgumentException(intoItself(request.target()));
+        }
         List<GpuSelector.Gpu> mine = GpuSelector.select(request.gpu(), localGpus(), "this agent (" + self.node() + ")");
         List<GpuSelector.Gpu> theirs = GpuSelector.select(request.peerGpu(), peer.gpus(), "the target (" + peer.node() + ")");
         List<PairResult> results = new ArrayList<>();
@@ -174,6 +178,18 @@ public final class Prober {
         }
         Verdict verdict = probed == 0 && !results.isEmpty() ? Verdict.NOT_PROBED : Verdict.of(probed > 0 && pass);
         return new ProbeReport(request.target(), peer.node(), verdict, Exchange.seconds(start), List.copyOf(results));
+    }
+
+    /**
+     * Why a target that is this agent is the caller's mistake: the import would run in the process that exported,
+     * which passes where another process's import of the same handle fails (the seed's containers), so its pass
+     * would say nothing about any pair. The mesh leaves itself out for the same reason.
+     */
+    private String intoItself(String target) {
+        return "target " + Wire.truncate(target) + " is this agent itself (" + self.node() + ", agent "
+                + self.agentId() + "): a probe must import in another process, since an import into the exporting "
+                + "process passes even where other processes' imports fail; name another agent, or run "
+                + "'imexprobe check' for this node's own self-probe";
     }
 
     /** A pair the probe's deadline left no time for: reported as a timeout, never started. */

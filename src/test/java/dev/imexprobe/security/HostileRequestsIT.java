@@ -50,6 +50,8 @@ class HostileRequestsIT {
 
     static FakeMachine machine;
     static AgentProcess agent;
+    /** The other agent of the machine, which the valid probes target (an agent refuses to probe itself). */
+    static AgentProcess peer;
     static WireMockServer stranger;
 
     @BeforeAll
@@ -59,12 +61,14 @@ class HostileRequestsIT {
         stranger.start();
         agent = AgentProcess.start("hostile", dir, machine.env(), "node-hostile",
                 // The export of known contents must outlive the run (TTL expiry is AccessControlIT's).
-                Map.of("IMEXPROBE_PROBE_TIMEOUT", "3s", "IMEXPROBE_EXPORTS_TTL", "1h")).awaitReady();
+                Map.of("IMEXPROBE_PROBE_TIMEOUT", "3s", "IMEXPROBE_EXPORTS_TTL", "1h"));
+        peer = AgentProcess.start("hostile-peer", dir, machine.env(), "node-hostile-peer", Map.of());
+        AgentProcess.awaitReady(agent, peer);
     }
 
     @AfterAll
     static void stop() {
-        AgentProcess.closeAll(agent);
+        AgentProcess.closeAll(agent, peer);
         if (stranger != null) {
             stranger.stop();
         }
@@ -84,6 +88,11 @@ class HostileRequestsIT {
         @Override
         public int agentPort() {
             return agent.port();
+        }
+
+        @Override
+        public int peerPort() {
+            return peer.port();
         }
 
         @Override
@@ -250,6 +259,7 @@ class HostileRequestsIT {
         assertThat(agent.delete("/v1/exports/" + state.knownId).status()).isEqualTo(200);
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             assertThat(agent.liveAllocations()).as("imexprobe_allocations_live").isZero();
+            assertThat(peer.liveAllocations()).as("imexprobe_allocations_live of the other agent").isZero();
             assertThat(machine.stateFiles()).as("allocation files of the fake").isEmpty();
         });
         System.out.printf("HostileRequestsIT: exports made %d, released handles replayed from %d; allocations live 0, "

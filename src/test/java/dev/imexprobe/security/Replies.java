@@ -131,12 +131,23 @@ final class Replies {
             boolean pass = reply.contentType().startsWith("text/plain") ? reply.text().contains("\nprobe_success 1.0\n")
                     : json(reply).path("verdict").asString("").equals("pass");
             if (!pass) {
-                throw new AssertionError("the agent's probe of itself did not pass: " + preview(reply.text()));
+                throw new AssertionError("the agent's probe of the other agent did not pass: " + preview(reply.text()));
             }
         };
     }
 
-    /** Only the agent itself can pass a probe here: every other target is closed, a stranger, or malformed. */
+    /** A probe of the agent by itself: a 400 that says so (its import would run in the exporting process). */
+    static Consumer<RawHttp.Reply> probeOfItselfRefused() {
+        return reply -> {
+            JsonNode doc = json(reply);
+            if (!doc.path("type").asString("").equals(PROBLEM_PREFIX + "invalid-input")
+                    || !doc.path("detail").asString("").contains(" is this agent itself (")) {
+                throw new AssertionError("a probe of the agent itself was not refused as such: " + preview(reply.text()));
+            }
+        };
+    }
+
+    /** Only the other agent can pass a probe here: every other target is closed, a stranger, or malformed. */
     static Consumer<RawHttp.Reply> probeNeverPassesElsewhere() {
         return reply -> {
             if (reply.status() != 200) {

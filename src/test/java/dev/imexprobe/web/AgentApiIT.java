@@ -31,6 +31,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +60,8 @@ class AgentApiIT {
 
     static FakeMachine machine;
     static AgentProcess agent;
+    /** Another agent on the same machine, for the probes: an agent refuses to probe itself. */
+    static AgentProcess peer;
     static String gpu0;
     static String gpu1;
     private final List<String> exports = new ArrayList<>();
@@ -71,6 +74,8 @@ class AgentApiIT {
         // IMEXPROBE_EXPORT_MAX is misspelt on purpose: read, it would cap exports at 1 and the cap tests would fail
         agent = AgentProcess.start("api", dir, machine.env(), "node-api", Map.of("IMEXPROBE_EXPORTS_MAX", "3",
                 "IMEXPROBE_DRIVER_CONTEXTLINGER", "1h", "IMEXPROBE_EXPORT_MAX", "1")).awaitReady();
+        peer = AgentProcess.start("api-peer", dir, machine.env(), "node-api-peer",
+                Map.of("IMEXPROBE_DRIVER_CONTEXTLINGER", "1h")).awaitReady();
         JsonNode gpus = agent.get("/v1/node").json().get("gpus");
         gpu0 = gpus.get(0).get("uuid").asString();
         gpu1 = gpus.get(1).get("uuid").asString();
@@ -78,7 +83,7 @@ class AgentApiIT {
 
     @AfterAll
     static void stop() {
-        AgentProcess.closeAll(agent);
+        AgentProcess.closeAll(agent, peer);
     }
 
     @AfterEach
@@ -294,7 +299,7 @@ class AgentApiIT {
         assertThat(agent.get("/v1/mesh").status()).isEqualTo(200);
         assertThat(agent.get("/").status()).isEqualTo(200);
         assertThat(agent.get("/actuator/prometheus").status()).isEqualTo(200);
-        assertThat(agent.get("/probe?target=" + agent.hostPort() + "&direction=push&gpu=0&peerGpu=0").json()
+        assertThat(agent.get("/probe?target=" + peer.hostPort() + "&direction=push&gpu=0&peerGpu=0").json()
                 .get("verdict").asString()).isEqualTo("pass");
     }
 
@@ -541,7 +546,8 @@ class AgentApiIT {
                 assertThat(agent.post(path, "{}", "Bearer not-the-token-" + i).status()).as(path).isEqualTo(401);
             }
         }
-        AgentProcess.Reply probed = agent.get("/probe?target=" + agent.hostPort()
+        // The other agent exports and this one imports: the import is this agent's to count.
+        AgentProcess.Reply probed = peer.get("/probe?target=" + agent.hostPort()
                 + "&direction=push&writeback=false&gpu=0&peerGpu=1");
         assertThat(probed.json().get("verdict").asString()).as("%s", probed).isEqualTo("pass");
         String after = agent.get("/actuator/prometheus").body();
@@ -614,9 +620,32 @@ class AgentApiIT {
 
     @Test
     void anUnknownPeerGpuIsTheCallersMistakeToo() {
-        AgentProcess.Reply r = agent.get("/probe?target=" + agent.hostPort() + "&peerGpu=GPU-nope");
-        assertProblem(r, 400, "invalid-input", "no GPU 'GPU-nope' on the target (node-api) (it has [0=" + gpu0 + ", 1="
-                + gpu1 + "])");
+        AgentProcess.Reply r = agent.get("/probe?target=" + peer.hostPort() + "&peerGpu=GPU-nope");
+        assertProblem(r, 400, "invalid-input", "no GPU 'GPU-nope' on the target (node-api-peer) (it has [0=" + gpu0
+                + ", 1=" + gpu1 + "])");
+    }
+
+    /**
+     * A probe of this agent by itself, under any address that reaches it, is refused before any driver call: its
+     * import would run in the exporting process, where it passes even when other processes' imports fail.
+     */
+    @Test
+    void aProbeOfTheAgentItselfIsTheCallersMistake() {
+        String agentId = agent.get("/v1/node").json().get("agent").get("id").asString();
+        // The test's agents listen on 127.0.0.1 only: the names that reach it there.
+        List<String> addresses = new ArrayList<>(List.of(agent.hostPort(), "localhost:" + agent.port(),
+                "LocalHost:" + agent.port()));
+        Collections.shuffle(addresses);
+        for (String target : addresses) {
+            String query = "/probe?target=" + target + "&direction=" + List.of("push", "pull", "both").get(
+                    new Random().nextInt(3)) + (new Random().nextBoolean() ? "&format=prometheus" : "");
+            AgentProcess.Reply r = withoutDriverCall(() -> agent.get(query));
+            assertProblem(r, 400, "invalid-input", "target " + target + " is this agent itself (node-api, agent "
+                    + agentId + "): a probe must import in another process, since an import into the exporting process passes even where other processes' imports fail;"
+                    + " name another agent, or run 'imexprobe check' for this node's own self-probe");
+        }
+        assertThat(agent.get("/probe?target=" + peer.hostPort() + "&direction=push").json().get("verdict").asString())
+                .as("another agent on the same machine is probed").isEqualTo("pass");
     }
 
     // ---- the flow by hand ----------------------------------------------------------------------------------------

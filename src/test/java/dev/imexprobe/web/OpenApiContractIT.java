@@ -46,6 +46,8 @@ class OpenApiContractIT {
 
     static FakeMachine machine;
     static AgentProcess agent;
+    /** The target of the agent's probes: an agent refuses to probe itself. */
+    static AgentProcess peer;
     static OpenApi api;
 
     @BeforeAll
@@ -53,6 +55,7 @@ class OpenApiContractIT {
         machine = FakeMachine.h200(dir.resolve("machine"));
         agent = AgentProcess.start("contract", dir, machine.env(), "node-contract", Map.of(
                 "MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE", "health,info,prometheus,mappings")).awaitReady();
+        peer = AgentProcess.start("contract-peer", dir, machine.env(), "node-contract-peer", Map.of()).awaitReady();
         AgentProcess.Reply served = agent.get("/openapi.yaml");
         assertThat(served.status()).isEqualTo(200);
         assertThat(served.body()).as("the agent serves the file in the repository")
@@ -62,7 +65,7 @@ class OpenApiContractIT {
 
     @AfterAll
     static void stop() {
-        AgentProcess.closeAll(agent);
+        AgentProcess.closeAll(agent, peer);
     }
 
     /** One request to make and the status it must get. */
@@ -160,6 +163,7 @@ class OpenApiContractIT {
 
     private static Map<String, List<Function<State, Call>>> representativeCalls() {
         String self = agent.hostPort();
+        String other = peer.hostPort();
         String garbage = Base64.getEncoder().encodeToString(new byte[64]);
         Map<String, List<Function<State, Call>>> m = new LinkedHashMap<>();
         m.put("GET /v1/node", List.of(s -> Call.get("/v1/node", 200), s -> Call.get("/v1/node?refresh=true", 200),
@@ -196,10 +200,11 @@ class OpenApiContractIT {
                 s -> new Call("POST", "/v1/ladder", "{}", null, 401),
                 s -> Call.post("/v1/ladder", "{}", 404)));
         m.put("GET /probe", List.of(
-                s -> Call.get("/probe?target=" + self, 200),
-                s -> Call.get("/probe?target=" + self + "&direction=push&debug=true", 200),
-                s -> Call.get("/probe?target=" + self + "&format=prometheus", 200),
+                s -> Call.get("/probe?target=" + other, 200),
+                s -> Call.get("/probe?target=" + other + "&direction=push&debug=true", 200),
+                s -> Call.get("/probe?target=" + other + "&format=prometheus", 200),
                 s -> Call.get("/probe?target=127.0.0.1:" + AgentProcess.freePort(), 200),
+                s -> Call.get("/probe?target=" + self, 400),
                 s -> Call.get("/probe?target=" + self + "&direction=up", 400),
                 s -> Call.get("/probe?target=" + self + "&sizeBytes=4294967296", 413)));
         m.put("GET /v1/mesh", List.of(s -> Call.get("/v1/mesh", 200), s -> Call.get("/v1/mesh?scope=domain", 200),
