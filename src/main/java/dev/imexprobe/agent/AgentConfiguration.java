@@ -20,6 +20,8 @@ import dev.imexprobe.probe.ExportRegistry;
 import dev.imexprobe.probe.Importer;
 import dev.imexprobe.probe.StageEngine;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -28,9 +30,11 @@ import tools.jackson.databind.json.JsonMapper;
 import java.time.Clock;
 import java.time.Duration;
 
-/** Wires the agent's parts; no logic here. */
+/** Wires the agent's parts (and says once at the start what a missing token means); no other logic here. */
 @Configuration(proxyBeanMethods = false)
 public class AgentConfiguration {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AgentConfiguration.class);
 
     @Bean
     CudaDriver cudaDriver(AgentProperties properties) {
@@ -119,6 +123,15 @@ public class AgentConfiguration {
     @Bean
     AgentSignatureHolder agentSignature(AgentProperties properties) {
         String token = properties.auth().token();
+        if (token == null) {
+            // Said once at the start: otherwise the first sign is every pair failing (NO_AUTH_TOKEN on this agent,
+            // PEER_REJECTED on the peers that probe it).
+            LOG.warn("imexprobe.auth.token (IMEXPROBE_AUTH_TOKEN) is not set: peers that require a token refuse this "
+                    + "agent's probes (finding NO_AUTH_TOKEN), and this agent {}; give every agent the same token of at "
+                    + "least 16 characters (the chart's Secret does)", properties.auth().required()
+                    ? "refuses every peer's exports and imports (401)"
+                    : "takes exports and imports from anyone (imexprobe.auth.required=false)");
+        }
         return new AgentSignatureHolder(token == null ? null : new AgentSignature(token, Clock.systemUTC()));
     }
 

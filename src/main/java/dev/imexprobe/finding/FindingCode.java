@@ -197,6 +197,11 @@ public enum FindingCode {
             "The peer agent at {peer} refused the request: {detail}",
             "An authentication refusal means the agents do not share the same token (IMEXPROBE_AUTH_TOKEN); "
                     + "other refusals name the peer's reason."),
+    NO_AUTH_TOKEN(Severity.ERROR, Blame.SOURCE,
+            "This agent has no shared token (IMEXPROBE_AUTH_TOKEN), so its request to the peer agent at {peer} went "
+                    + "unsigned, and the peer refused it: {detail}",
+            "Give every agent the same IMEXPROBE_AUTH_TOKEN of at least 16 characters (the chart's Secret does); "
+                    + "without one an agent's probes are refused and it refuses every peer's exports and imports."),
     PEER_ERROR(Severity.ERROR, Blame.TARGET,
             "The peer agent at {peer} answered something that is not a probe result: {detail}",
             "Check that the target is an imexprobe agent of a compatible version."),

@@ -107,6 +107,7 @@ final class PeerAnswers {
             case UNREACHABLE -> FindingCode.PEER_UNREACHABLE;
             case TIMEOUT -> FindingCode.TIMEOUT;
             case REJECTED -> FindingCode.PEER_REJECTED;
+            case UNSIGNED -> FindingCode.NO_AUTH_TOKEN;
             case GARBLED, OK -> FindingCode.PEER_ERROR;
         };
         return code.finding(evidence);

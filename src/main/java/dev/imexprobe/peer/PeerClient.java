@@ -119,12 +119,12 @@ public final class PeerClient {
         if (method.equals("POST") && path.equals("/v1/exports")) {
             headers.put(EXPORT_FOR, FOR_PROBE);
         }
-        if (signed && signer != null) {
-            String auth = signer.authorization(method, path, bytes == null ? new byte[0] : bytes);
-            if (auth != null) {
-                headers.put("Authorization", auth);
-            }
+        String auth = signed && signer != null
+                ? signer.authorization(method, path, bytes == null ? new byte[0] : bytes) : null;
+        if (auth != null) {
+            headers.put("Authorization", auth);
         }
+        boolean unsigned = signed && auth == null; // no token here: only a peer that requires none takes it
         PeerHttp.Answer response;
         long sending = System.nanoTime();
         try {
@@ -150,6 +150,9 @@ public final class PeerClient {
         long nanos = System.nanoTime() - start;
         int status = response.status();
         byte[] reply = response.body();
+        if (status == 401 && unsigned) {
+            return PeerCall.failed(PeerCall.Kind.UNSIGNED, status, status + " " + problemDetail(reply), nanos);
+        }
         if (status >= 400 && status < 500) {
             return PeerCall.failed(PeerCall.Kind.REJECTED, status, status + " " + problemDetail(reply), nanos);
         }

@@ -4,6 +4,8 @@ import dev.imexprobe.api.ExportReply;
 import dev.imexprobe.api.ExportRequest;
 import dev.imexprobe.api.StageReply;
 import dev.imexprobe.cuda.FabricHandle;
+import dev.imexprobe.finding.Blame;
+import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.peer.Prober.Peer;
 import dev.imexprobe.peer.Prober.Request;
@@ -53,8 +55,12 @@ final class PullExchange extends Exchange {
         if (!reply.ok()) {
             stitch.add(PeerAnswers.transferFailure(reply));
             stitch.gap("not run: the exporter could not be asked");
+            Finding refused = PeerAnswers.peerFinding(peer.target(), reply);
+            if (refused.is(FindingCode.NO_AUTH_TOKEN)) {
+                refused = refused.withBlame(Blame.TARGET, null); // the agent without a token imports here
+            }
             return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, sees(theirs.uuid()),
-                    PeerAnswers.peerFinding(peer.target(), reply), start, debug);
+                    refused, start, debug);
         }
         ExportReply export = reply.value();
         if (export.verdict() == Verdict.NOT_PROBED) {

@@ -157,6 +157,47 @@ class AccessControlIT {
         assertProblem(ladder, 401, "unauthorized", "this agent has no shared token, and the ladder");
     }
 
+    /**
+     * An agent without a token sends its requests unsigned. A peer that requires a token refuses them, and the
+     * finding is the agent's own (NO_AUTH_TOKEN, its side of the pair), not the peer's; the peer's probes into it are
+     * refused there and named so (PEER_REJECTED). A peer that requires none takes them. Each agent without a token
+     * said so once at the start.
+     */
+    @Test
+    void anAgentWithoutATokenIsToldSoAndBlamesItselfNotItsPeers() {
+        JsonNode out = untokened.get("/probe?target=" + capped.hostPort() + "&direction=both").json();
+        assertThat(out.get("results")).hasSize(2);
+        for (JsonNode r : out.get("results")) {
+            JsonNode f = r.get("finding");
+            boolean push = r.get("direction").asString().equals("push");
+            assertThat(r.get("verdict").asString()).isEqualTo("fail");
+            assertThat(f.get("code").asString()).as("%s", r).isEqualTo("NO_AUTH_TOKEN");
+            assertThat(f.get("blame").asString()).as("this agent's side of the pair").isEqualTo(push ? "source" : "target");
+            assertThat(r.get(push ? "sourceNode" : "targetNode").asString()).isEqualTo("node-u");
+            assertThat(f.get("evidence").get("peer").asString()).isEqualTo(capped.hostPort());
+            assertThat(f.get("evidence").get("httpStatus").asInt()).isEqualTo(401);
+            assertThat(f.get("cause").asString()).startsWith("This agent has no shared token (IMEXPROBE_AUTH_TOKEN), "
+                    + "so its request to the peer agent at " + capped.hostPort() + " went unsigned");
+        }
+        String direction = new java.util.Random().nextBoolean() ? "push" : "pull";
+        JsonNode in = capped.get("/probe?target=" + untokened.hostPort() + "&direction=" + direction).json()
+                .get("results").get(0);
+        assertThat(in.get("finding").get("code").asString()).as("%s", in).isEqualTo("PEER_REJECTED");
+        assertThat(in.get("finding").get("evidence").get("detail").asString())
+                .contains("this agent has no shared token, so it accepts no export or import requests");
+        JsonNode lab = untokened.get("/probe?target=" + open.hostPort() + "&direction=both").json();
+        assertThat(lab.get("verdict").asString()).as("a peer that requires no token: %s", lab).isEqualTo("pass");
+
+        String warning = "imexprobe.auth.token (IMEXPROBE_AUTH_TOKEN) is not set: peers that require a token refuse "
+                + "this agent's probes (finding NO_AUTH_TOKEN)";
+        for (AgentProcess a : new AgentProcess[] {untokened, open, capped}) {
+            int said = a.logText().split(java.util.regex.Pattern.quote(warning), -1).length - 1;
+            assertThat(said).as("the start's warning in %s's log", a.name()).isEqualTo(a == capped ? 0 : 1);
+        }
+        assertThat(untokened.logText()).contains(warning + ", and this agent refuses every peer's exports and imports");
+        assertThat(open.logText()).contains(warning + ", and this agent takes exports and imports from anyone");
+    }
+
     // ---- foreign memory ---------------------------------------------------------------------------------------
 
     @Test
