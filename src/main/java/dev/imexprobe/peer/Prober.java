@@ -1,7 +1,7 @@
 package dev.imexprobe.peer;
 
-import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.api.Wire;
+import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.probe.ContextGuard;
