@@ -169,12 +169,23 @@ public final class MeshScheduler implements AutoCloseable {
         peers.sort(Comparator.comparing(PeerAddress::hostPort));
         List<PeerAddress> chosen = choose(peers, r);
         List<Future<?>> tasks = new ArrayList<>();
-        for (PeerAddress peer : chosen) {
+        // One agent can be discovered under several addresses (a name and an IP in a static list, its A and AAAA
+        // records, two sources): it is probed once a round, through an address that answered last time if one did.
+        Set<String> claimed = ConcurrentHashMap.newKeySet();
+        List<PeerAddress> ordered = new ArrayList<>(chosen);
+        ordered.sort(Comparator.comparing(p -> tracks.containsKey(p.hostPort())
+                && tracks.get(p.hostPort()).failures > 0));
+        for (PeerAddress peer : ordered) {
             PeerTrack track = tracks.computeIfAbsent(peer.hostPort(), k -> new PeerTrack());
             if (r < track.nextAttemptRound) {
                 continue;
             }
-            tasks.add(workers.submit(() -> probePeer(peer.hostPort(), track, r)));
+            Prober.Peer known = track.peer;
+            String held = known != null && !isSelf(known) ? known.agentId() : null;
+            if (held != null && !claimed.add(held)) {
+                continue;
+            }
+            tasks.add(workers.submit(() -> probePeer(peer.hostPort(), track, r, claimed, held)));
         }
         if (settings.subset() > 0) {
             // Peers never identified and not chosen are only asked who they are (GET /v1/node, no probe): from the
@@ -271,11 +282,15 @@ public final class MeshScheduler implements AutoCloseable {
         }
     }
 
-    private void probePeer(String target, PeerTrack track, long r) {
+    /** @param held the agent this address was claimed for when the round began (null: not identified then) */
+    private void probePeer(String target, PeerTrack track, long r, Set<String> claimed, String held) {
         List<GpuSelector.Gpu> locals = localGpus();
         Prober.Peer peer = known(target, track, r, locals);
         if (peer == null) {
             return;
+        }
+        if (!peer.agentId().equals(held) && !claimed.add(peer.agentId())) {
+            return; // identified just now as an agent that another address of this round probes
         }
         if (show(peer, locals) != null) {
             // observer mode, here or there: no probe, so no context, no allocation and no pair to alert on

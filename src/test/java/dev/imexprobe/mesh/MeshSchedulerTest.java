@@ -27,6 +27,7 @@ import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -223,6 +224,56 @@ class MeshSchedulerTest {
 
         assertThat(prober.probes()).containsExactly("GPU-self-0>GPU-b0", "GPU-self-0>GPU-b0");
         assertThat(state.snapshot()).extracting(p -> p.targetNode()).containsOnly("node-b");
+    }
+
+    /**
+     * One agent under several addresses (a name and an IP in a static list, its A and AAAA records): probed once a
+     * round, from the first round on, whichever of its addresses are listed and in whatever order.
+     */
+    @Test
+    void anAgentUnderSeveralAddressesIsProbedOnceARound() {
+        Random random = new Random();
+        List<String> addresses = new ArrayList<>(List.of("10.0.0.2:8080", "node-b:8080", "[fd00::2]:8080"));
+        Collections.shuffle(addresses, random);
+        List<String> listed = addresses.subList(0, 2 + random.nextInt(2));
+        listed.forEach(a -> prober.agent(a, "node-b", "GPU-b0"));
+        prober.agent("10.0.0.3:8080", "node-c", "GPU-c0");
+        List<String> all = new ArrayList<>(listed);
+        all.add("10.0.0.3:8080");
+        discovery.set(all.toArray(String[]::new));
+        MeshScheduler s = scheduler();
+        int rounds = 3 + random.nextInt(3);
+        for (int i = 0; i < rounds; i++) {
+            round(s);
+        }
+
+        assertThat(prober.probes()).as("addresses %s", listed).filteredOn(p -> p.endsWith(">GPU-b0")).hasSize(rounds);
+        assertThat(prober.probes()).filteredOn(p -> p.endsWith(">GPU-c0")).hasSize(rounds);
+        assertThat(state.snapshot()).hasSize(2).allMatch(p -> p.state() == PairState.State.OK);
+    }
+
+    /** When the address an agent was probed through stops answering, the next round goes through another one. */
+    @Test
+    void anAgentUnderTwoAddressesIsProbedThroughTheOneThatAnswers() {
+        discovery.set("10.0.0.2:8080", "[fd00::2]:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        prober.agent("[fd00::2]:8080", "node-b", "GPU-b0");
+        MeshScheduler s = scheduler();
+        round(s);
+        List<String> before = List.copyOf(prober.probes());
+        prober.down("10.0.0.2:8080"); // say, IPv4 between the nodes breaks while IPv6 works
+        PairKey b = new PairKey("node-self", SELF_GPU, "node-b", "GPU-b0");
+        List<PairState.State> after = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            round(s);
+            after.add(stateOf(b));
+        }
+
+        assertThat(before).hasSize(1);
+        assertThat(prober.probeRounds).as("one probe a round").containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L);
+        // the first round after the break went through the broken address; every later one through the other
+        assertThat(after.getFirst()).isEqualTo(PairState.State.FAILED);
+        assertThat(after.subList(1, 6)).containsOnly(PairState.State.OK);
     }
 
     @Test
