@@ -339,9 +339,9 @@ final class HostileRequests {
                 "2130706433:" + w.closedPort(), "127.1:" + w.closedPort(), "[v1.x]:80");
         int k = r.nextInt(20);
         String target;
-        boolean self = k == 0;
+        boolean ofPeer = k == 0;
         boolean itself = k == 1;
-        if (self) {
+        if (ofPeer) {
             target = "127.0.0.1:" + w.peerPort(); // a full probe of the other agent of the machine
         } else if (itself) {
             target = (r.nextBoolean() ? "127.0.0.1:" : "localhost:") + agent; // refused: the agent itself
@@ -356,7 +356,7 @@ final class HostileRequests {
                 "2097152.0", "%20"};
         String[] gpus = {"0", "1", "2", "-1", "GPU-nope", "", "%00", w.gpuUuids().get(0)};
         boolean valid = true;
-        if (self || itself) {
+        if (ofPeer || itself) {
             q.append("&direction=").append(r.nextBoolean() ? "push" : "pull");
             q.append("&gpu=").append(r.nextInt(2)).append("&peerGpu=").append(r.nextInt(2));
             q.append("&writeback=").append(r.nextBoolean());
@@ -398,7 +398,7 @@ final class HostileRequests {
         }
         String path = q.toString();
         // Raw characters a client may put in a query and a server must survive.
-        if (!self && !itself && r.nextInt(10) == 0) {
+        if (!ofPeer && !itself && r.nextInt(10) == 0) {
             String[] raw = {"[", "]", "|", "{", "}", "\"", "<", "^", "`", " ", "é"};
             path = path + raw[r.nextInt(raw.length)];
         }
@@ -406,11 +406,12 @@ final class HostileRequests {
         if (r.nextInt(10) == 0) {
             req.header("Authorization", "Bearer " + w.token()); // a token where none is needed changes nothing
         }
-        Set<Integer> expect = self ? Set.of(200) : itself ? Set.of(400) : Set.of();
-        Consumer<RawHttp.Reply> check = self ? Replies.probePassed() : itself ? Replies.probeOfItselfRefused()
+        Set<Integer> expect = ofPeer ? Set.of(200) : itself ? Set.of(400) : Set.of();
+        Consumer<RawHttp.Reply> check = ofPeer ? Replies.probePassed() : itself ? Replies.probeOfItselfRefused()
                 : valid ? x -> { } : Replies.probeNeverPassesElsewhere();
-        return new Case(self ? "probe/peer" : itself ? "probe/itself" : "probe/hostile-query", req, path.length() < 8000 && !path.contains(" ")
-                ? "GET /probe" : null, true, expect, check, x -> { });
+        String family = ofPeer ? "probe/peer" : itself ? "probe/itself" : "probe/hostile-query";
+        return new Case(family, req, path.length() < 8000 && !path.contains(" ") ? "GET /probe" : null, true, expect,
+                check, x -> { });
     }
 
     // ---- credentials ----------------------------------------------------------------------------------------------
