@@ -172,10 +172,7 @@ public final class MeshScheduler implements AutoCloseable {
         // One agent can be discovered under several addresses (a name and an IP in a static list, its A and AAAA
         // records, two sources): it is probed once a round, through an address that answered last time if one did.
         Set<String> claimed = ConcurrentHashMap.newKeySet();
-        List<PeerAddress> ordered = new ArrayList<>(chosen);
-        ordered.sort(Comparator.comparing(p -> tracks.containsKey(p.hostPort())
-                && tracks.get(p.hostPort()).failures > 0));
-        for (PeerAddress peer : ordered) {
+        for (PeerAddress peer : answeredFirst(chosen)) {
             PeerTrack track = tracks.computeIfAbsent(peer.hostPort(), k -> new PeerTrack());
             if (r < track.nextAttemptRound) {
                 continue;
@@ -232,15 +229,29 @@ public final class MeshScheduler implements AutoCloseable {
         List<GpuSelector.Gpu> locals = localGpus();
         List<PeerAddress> near = new ArrayList<>();
         List<PeerAddress> apart = new ArrayList<>();
-        for (PeerAddress p : peers) {
+        Set<String> agents = new HashSet<>();
+        for (PeerAddress p : answeredFirst(peers)) {
             PeerTrack track = tracks.get(p.hostPort());
             boolean known = track != null && track.peer != null;
+            if (known && !isSelf(track.peer) && !agents.add(track.peer.agentId())) {
+                continue; // another address of an agent already in the draw: one agent, one place among the k
+            }
             boolean nothingToProbe = known && (whollyApart(locals, track.peer.gpus()) || isSelf(track.peer));
             (nothingToProbe ? apart : near).add(p);
         }
         List<PeerAddress> chosen = new ArrayList<>(Rendezvous.pick(near, k, self.agentId(), r, PeerAddress::hostPort));
         chosen.addAll(Rendezvous.pick(apart, k, self.agentId(), r, PeerAddress::hostPort));
         return chosen;
+    }
+
+    /** The addresses whose last attempt got an answer first, each group in its given order. */
+    private List<PeerAddress> answeredFirst(List<PeerAddress> addresses) {
+        List<PeerAddress> ordered = new ArrayList<>(addresses);
+        ordered.sort(Comparator.comparing(p -> {
+            PeerTrack t = tracks.get(p.hostPort());
+            return t != null && t.failures > 0;
+        }));
+        return ordered;
     }
 
     /** No pair of a local and a remote GPU in one IMEX domain (a GPU whose domain is unknown may share one). */

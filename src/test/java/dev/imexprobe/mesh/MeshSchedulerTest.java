@@ -252,6 +252,31 @@ class MeshSchedulerTest {
         assertThat(state.snapshot()).hasSize(2).allMatch(p -> p.state() == PairState.State.OK);
     }
 
+    /**
+     * With subsets, an agent under two addresses takes one place in the draw, not two: with k = 1 and two agents,
+     * each is probed in about half the rounds (it was two thirds for the one with two addresses), one probe a round.
+     */
+    @Test
+    void withSubsetsAnAgentUnderTwoAddressesHasOnePlaceAmongTheK() {
+        discovery.set("10.0.0.2:8080", "[fd00::2]:8080", "10.0.0.3:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        prober.agent("[fd00::2]:8080", "node-b", "GPU-b0");
+        prober.agent("10.0.0.3:8080", "node-c", "GPU-c0");
+        MeshScheduler s = scheduler(1, 4, Duration.ofSeconds(8), () -> 0.5, new AtomicLong(), List.of(SELF_GPU));
+        round(s); // the first round identifies every address
+        int rounds = 400;
+        int before = prober.probes().size();
+        for (int i = 0; i < rounds; i++) {
+            round(s);
+        }
+
+        List<String> probes = prober.probes().subList(before, prober.probes().size());
+        assertThat(probes).hasSize(rounds);
+        long toC = probes.stream().filter(p -> p.endsWith(">GPU-c0")).count();
+        // a fair draw: 0.4..0.6 is four standard deviations of binomial(400, 1/2) either way; the old one gave c 1/3
+        assertThat(toC / (double) rounds).isBetween(0.4, 0.6);
+    }
+
     /** When the address an agent was probed through stops answering, the next round goes through another one. */
     @Test
     void anAgentUnderTwoAddressesIsProbedThroughTheOneThatAnswers() {
