@@ -55,12 +55,8 @@ final class PullExchange extends Exchange {
         if (!reply.ok()) {
             stitch.add(PeerAnswers.transferFailure(reply));
             stitch.gap("not run: the exporter could not be asked");
-            Finding refused = PeerAnswers.peerFinding(peer.target(), reply);
-            if (refused.is(FindingCode.NO_AUTH_TOKEN)) {
-                refused = refused.withBlame(Blame.TARGET, null); // the agent without a token imports here
-            }
             return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, sees(theirs.uuid()),
-                    refused, start, debug);
+                    pulled(PeerAnswers.peerFinding(peer.target(), reply)), start, debug);
         }
         ExportReply export = reply.value();
         if (export.verdict() == Verdict.NOT_PROBED) {
@@ -84,8 +80,9 @@ final class PullExchange extends Exchange {
             stitch.gap("not run: no usable handle");
             stitch.add(remoteRelease(peer, export.id()));
             return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, sees(theirs.uuid()),
-                    FindingCode.PEER_ERROR.finding(Map.of("peer", peer.target(), "stage", Stage.TRANSFER.label(),
-                            "detail", "the exporter sent an unusable handle: " + e.getMessage())), start, debug);
+                    pulled(FindingCode.PEER_ERROR.finding(Map.of("peer", peer.target(), "stage",
+                            Stage.TRANSFER.label(), "detail", "the exporter sent an unusable handle: "
+                                    + e.getMessage()))), start, debug);
         }
         stitch.add(TransferStage.of(StageStatus.OK, Math.max(0, reply.nanos() - nanos(export.stages())),
                 "handle received from " + peer.node() + " (" + reply.httpStatus() + ")"));
@@ -106,6 +103,15 @@ final class PullExchange extends Exchange {
         stitch.add(StageStitch.mergeRelease(find(local, Stage.RELEASE), remoteRelease(peer, export.id())));
         return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, sees(theirs.uuid()), null,
                 start, debug);
+    }
+
+    /**
+     * A finding about the call to the peer, as a pull reports it. The catalogue blames the peer as the target (push:
+     * the peer imports) and this agent's own missing token as the source; in a pull the peer is the exporter and this
+     * agent the importer, so the sides swap.
+     */
+    static Finding pulled(Finding aboutThePeerCall) {
+        return aboutThePeerCall.withBlame(aboutThePeerCall.blame() == Blame.SOURCE ? Blame.TARGET : Blame.SOURCE, null);
     }
 
     private StageResult remoteRelease(Peer peer, String id) {

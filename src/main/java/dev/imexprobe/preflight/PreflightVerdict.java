@@ -103,17 +103,14 @@ public final class PreflightVerdict {
     }
 
     /**
-     * Whom a pair's finding blames. The importer ran the exchange (it pulled), so a finding about the peer it
-     * called (no answer, a refusal) is the exporter's, as is the source's; the target's and local ones are the
-     * importer's.
+     * Whom a pair's finding blames: the source's is the exporter's, the target's and local ones the importer's (it
+     * ran the exchange). A pull blames a failed call to the peer on the exporter it called, and the importer's own
+     * missing token on the importer (PullExchange).
      */
     static String blamedId(PreflightPair p) {
         Finding f = p.result().finding();
         if (f == null) {
             return p.importer();
-        }
-        if (f.evidence() != null && f.evidence().containsKey("peer")) {
-            return p.exporter();
         }
         return f.blame() == Blame.SOURCE ? p.exporter() : p.importer();
     }

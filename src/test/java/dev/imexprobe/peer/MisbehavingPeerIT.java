@@ -239,7 +239,8 @@ class MisbehavingPeerIT {
         assertThat(transfer.has("cuResult")).isFalse();
         JsonNode finding = r.get("finding");
         assertThat(text(finding, "code")).as("%s", r).isEqualTo(m.finding());
-        assertThat(text(finding, "blame")).isEqualTo("target");
+        // the peer's side of the pair: the importer when this agent pushed, the exporter when it pulled
+        assertThat(text(finding, "blame")).isEqualTo(m.direction().equals("pull") ? "source" : "target");
         assertThat(text(finding.get("evidence"), "peer")).isEqualTo(target());
         assertThat(text(finding.get("evidence"), "stage")).isEqualTo("transfer");
         if (m.transferStatus().equals("timeout")) {

@@ -1,6 +1,10 @@
 package dev.imexprobe.preflight;
 
 import dev.imexprobe.cuda.CuResult;
+import dev.imexprobe.finding.Blame;
+import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.FindingCode;
+import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.Stage;
 import dev.imexprobe.testing.ProbeResults;
@@ -107,10 +111,27 @@ class PreflightVerdictTest {
 
     @Test
     void aPeerThatDidNotAnswerIsBlamedAsTheExporterTheImporterCalled() {
-        PreflightPair p = new PreflightPair(B0.id(), A0.id(),
-                ProbeResults.unreachable("node-b", "GPU-b0", "10.0.0.3:8080", "node-a", "GPU-a0"));
+        PreflightPair p = new PreflightPair(B0.id(), A0.id(), pulled(
+                ProbeResults.unreachable("node-b", "GPU-b0", "10.0.0.3:8080", "node-a", "GPU-a0"), Blame.SOURCE));
 
         assertThat(PreflightVerdict.blamedId(p)).isEqualTo(B0.id());
+    }
+
+    @Test
+    void anImporterWithoutATokenIsBlamedItselfNotTheExporterThatRefusedIt() {
+        PairResult refused = ProbeResults.unreachable("node-b", "GPU-b0", "10.0.0.3:8080", "node-a", "GPU-a0");
+        Finding noToken = FindingCode.NO_AUTH_TOKEN.finding(refused.finding().evidence());
+        PreflightPair p = new PreflightPair(B0.id(), A0.id(), pulled(new PairResult(refused.direction(),
+                refused.sourceNode(), refused.sourceGpu(), refused.targetNode(), refused.targetGpu(), refused.verdict(),
+                refused.durationSeconds(), noToken, refused.stages(), null), Blame.TARGET));
+
+        assertThat(PreflightVerdict.blamedId(p)).isEqualTo(A0.id());
+    }
+
+    /** A pair as a pull reports it: the finding about the call to the peer blamed on the side given (PullExchange). */
+    private static PairResult pulled(PairResult r, Blame blame) {
+        return new PairResult(Direction.PULL, r.sourceNode(), r.sourceGpu(), r.targetNode(), r.targetGpu(), r.verdict(),
+                r.durationSeconds(), r.finding().withBlame(blame, null), r.stages(), r.debug());
     }
 
     @Test

@@ -172,7 +172,8 @@ class AccessControlIT {
             boolean push = r.get("direction").asString().equals("push");
             assertThat(r.get("verdict").asString()).isEqualTo("fail");
             assertThat(f.get("code").asString()).as("%s", r).isEqualTo("NO_AUTH_TOKEN");
-            assertThat(f.get("blame").asString()).as("this agent's side of the pair").isEqualTo(push ? "source" : "target");
+            assertThat(f.get("blame").asString()).as("this agent's side of the pair")
+                    .isEqualTo(push ? "source" : "target");
             assertThat(r.get(push ? "sourceNode" : "targetNode").asString()).isEqualTo("node-u");
             assertThat(f.get("evidence").get("peer").asString()).isEqualTo(capped.hostPort());
             assertThat(f.get("evidence").get("httpStatus").asInt()).isEqualTo(401);
@@ -183,6 +184,8 @@ class AccessControlIT {
         JsonNode in = capped.get("/probe?target=" + untokened.hostPort() + "&direction=" + direction).json()
                 .get("results").get(0);
         assertThat(in.get("finding").get("code").asString()).as("%s", in).isEqualTo("PEER_REJECTED");
+        assertThat(in.get("finding").get("blame").asString()).as("the agent without a token, whichever side it is")
+                .isEqualTo(direction.equals("push") ? "target" : "source");
         assertThat(in.get("finding").get("evidence").get("detail").asString())
                 .contains("this agent has no shared token, so it accepts no export or import requests");
         JsonNode lab = untokened.get("/probe?target=" + open.hostPort() + "&direction=both").json();
