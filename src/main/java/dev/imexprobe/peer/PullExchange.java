@@ -110,7 +110,7 @@ final class PullExchange extends Exchange {
      * the peer imports) and this agent's own missing token as the source; in a pull the peer is the exporter and this
      * agent the importer, so the sides swap.
      */
-    static Finding pulled(Finding aboutThePeerCall) {
+    private static Finding pulled(Finding aboutThePeerCall) {
         return aboutThePeerCall.withBlame(aboutThePeerCall.blame() == Blame.SOURCE ? Blame.TARGET : Blame.SOURCE, null);
     }
 

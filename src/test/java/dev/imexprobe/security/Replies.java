@@ -142,7 +142,8 @@ final class Replies {
             JsonNode doc = json(reply);
             if (!doc.path("type").asString("").equals(PROBLEM_PREFIX + "invalid-input")
                     || !doc.path("detail").asString("").contains(" is this agent itself (")) {
-                throw new AssertionError("a probe of the agent itself was not refused as such: " + preview(reply.text()));
+                throw new AssertionError("a probe of the agent itself was not refused as such: "
+                        + preview(reply.text()));
             }
         };
     }

@@ -641,8 +641,9 @@ class AgentApiIT {
                     new Random().nextInt(3)) + (new Random().nextBoolean() ? "&format=prometheus" : "");
             AgentProcess.Reply r = withoutDriverCall(() -> agent.get(query));
             assertProblem(r, 400, "invalid-input", "target " + target + " is this agent itself (node-api, agent "
-                    + agentId + "): a probe must import in another process, since an import into the exporting process passes even where other processes' imports fail;"
-                    + " name another agent, or run 'imexprobe check' for this node's own self-probe");
+                    + agentId + "): a probe must import in another process, since an import into the exporting "
+                    + "process passes even where other processes' imports fail; name another agent, or run "
+                    + "'imexprobe check' for this node's own self-probe");
         }
         assertThat(agent.get("/probe?target=" + peer.hostPort() + "&direction=push").json().get("verdict").asString())
                 .as("another agent on the same machine is probed").isEqualTo("pass");
