@@ -1,5 +1,6 @@
 package dev.imexprobe.agent;
 
+import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.kubernetes.KubernetesApi;
 import dev.imexprobe.mesh.MeshScheduler;
 import dev.imexprobe.mesh.MeshService;
@@ -79,15 +80,13 @@ public class MeshConfiguration {
                                         "${imexprobe.mesh.cross-domain-sample-interval:0s}")
                                 java.time.Duration crossDomainSampleInterval) {
         AgentProperties.Mesh m = properties.mesh();
-        if (m.size() != null) {
-            // A size no local GPU can allocate would fail every pair as the node's DRIVER_ERROR and alert on all of
-            // them: a setting's error, so the agent stops before it serves, as for any other. Only a set size reads
-            // the node report this early (the GPUs' granularity; no context).
-            node.report().gpus().stream().map(g -> g.sizeRefusal(m.size())).filter(java.util.Objects::nonNull)
-                    .findFirst().ifPresent(why -> {
-                        throw new IllegalArgumentException("imexprobe.mesh.size (IMEXPROBE_MESH_SIZE): " + why
-                                + "; leave it unset for the granularity of each GPU");
-                    });
+        // A size no local GPU can allocate would fail every pair as the node's DRIVER_ERROR and alert on all of them:
+        // a setting's error, so the agent stops before it serves, as for any other. Only a set size reads the node
+        // report this early (the GPUs' granularity; no context).
+        String why = m.size() == null ? null : GpuDevice.sizeRefusal(node.report().gpus(), m.size());
+        if (why != null) {
+            throw new IllegalArgumentException("imexprobe.mesh.size (IMEXPROBE_MESH_SIZE): " + why
+                    + "; leave it unset for the granularity of each GPU");
         }
         return new MeshScheduler(new MeshScheduler.Settings(m.interval(), m.jitter(), m.subset(), m.concurrency(),
                 m.maxbackoff(), m.size(), true), discovery, prober, node, () -> {

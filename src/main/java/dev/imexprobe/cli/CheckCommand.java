@@ -30,7 +30,6 @@ import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Objects;
 import java.util.Map;
 
 /**
@@ -67,11 +66,8 @@ final class CheckCommand {
      * DRIVER_ERROR; it is the request that is wrong, as {@code /probe} and {@code /v1/exports} answer with a 400.
      */
     static String badSize(Long sizeBytes, List<GpuDevice> gpus) {
-        if (sizeBytes == null) {
-            return null;
-        }
-        return gpus.stream().map(g -> g.sizeRefusal(sizeBytes)).filter(Objects::nonNull).findFirst()
-                .map(why -> "--size: " + why).orElse(null);
+        String why = sizeBytes == null ? null : GpuDevice.sizeRefusal(gpus, sizeBytes);
+        return why == null ? null : "--size: " + why;
     }
 
     static int run(String[] args, PrintStream out) {

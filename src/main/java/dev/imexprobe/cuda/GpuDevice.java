@@ -58,6 +58,17 @@ public record GpuDevice(int index, String uuid, String name, String pciBusId, Ma
         return notProbed == null ? sizeRefusal(index, granularityBytes, size) : null;
     }
 
+    /** The first of these GPUs' refusals of {@code size} ({@link #sizeRefusal(long)}), or null when none refuses. */
+    public static String sizeRefusal(List<GpuDevice> gpus, long size) {
+        for (GpuDevice g : gpus) {
+            String why = g.sizeRefusal(size);
+            if (why != null) {
+                return why;
+            }
+        }
+        return null;
+    }
+
     /** The same rule for a GPU known by its index and granularity (the ladder's workers report no more). */
     public static String sizeRefusal(int index, long granularityBytes, long size) {
         return granularityBytes > 0 && size % granularityBytes != 0

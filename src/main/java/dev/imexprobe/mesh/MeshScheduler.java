@@ -169,20 +169,15 @@ public final class MeshScheduler implements AutoCloseable {
         peers.sort(Comparator.comparing(PeerAddress::hostPort));
         List<PeerAddress> chosen = choose(peers, r);
         List<Future<?>> tasks = new ArrayList<>();
-        // One agent can be discovered under several addresses (a name and an IP in a static list, its A and AAAA
-        // records, two sources): it is probed once a round, through an address that answered last time if one did.
+        // The chosen hold one address per agent known before; an address identified this round as an agent another
+        // one probes gives way (the first to claim it probes).
         Set<String> claimed = ConcurrentHashMap.newKeySet();
-        for (PeerAddress peer : answeredFirst(chosen)) {
+        for (PeerAddress peer : chosen) {
             PeerTrack track = tracks.computeIfAbsent(peer.hostPort(), k -> new PeerTrack());
             if (r < track.nextAttemptRound) {
                 continue;
             }
-            Prober.Peer known = track.peer;
-            String held = known != null && !isSelf(known) ? known.agentId() : null;
-            if (held != null && !claimed.add(held)) {
-                continue;
-            }
-            tasks.add(workers.submit(() -> probePeer(peer.hostPort(), track, r, claimed, held)));
+            tasks.add(workers.submit(() -> probePeer(peer.hostPort(), track, r, claimed)));
         }
         if (settings.subset() > 0) {
             // Peers never identified and not chosen are only asked who they are (GET /v1/node, no probe): from the
@@ -222,20 +217,17 @@ public final class MeshScheduler implements AutoCloseable {
      * identified and its pairs shown as not probed (and offers them to the cross-domain sample).
      */
     private List<PeerAddress> choose(List<PeerAddress> peers, long r) {
+        List<PeerAddress> distinct = oneAddressPerAgent(peers);
         int k = settings.subset();
         if (k <= 0) {
-            return peers;
+            return distinct;
         }
         List<GpuSelector.Gpu> locals = localGpus();
         List<PeerAddress> near = new ArrayList<>();
         List<PeerAddress> apart = new ArrayList<>();
-        Set<String> agents = new HashSet<>();
-        for (PeerAddress p : answeredFirst(peers)) {
+        for (PeerAddress p : distinct) {
             PeerTrack track = tracks.get(p.hostPort());
             boolean known = track != null && track.peer != null;
-            if (known && !isSelf(track.peer) && !agents.add(track.peer.agentId())) {
-                continue; // another address of an agent already in the draw: one agent, one place among the k
-            }
             boolean nothingToProbe = known && (whollyApart(locals, track.peer.gpus()) || isSelf(track.peer));
             (nothingToProbe ? apart : near).add(p);
         }
@@ -244,14 +236,28 @@ public final class MeshScheduler implements AutoCloseable {
         return chosen;
     }
 
-    /** The addresses whose last attempt got an answer first, each group in its given order. */
-    private List<PeerAddress> answeredFirst(List<PeerAddress> addresses) {
+    /**
+     * One address for each agent known before (a name and an IP in a static list, its A and AAAA records, two
+     * sources all find one agent): probed once a round, and one place among a subset's k. An address whose last
+     * attempt got an answer is preferred, so a broken address family costs one failed round, not a flapping pair.
+     * Addresses not identified yet all stay.
+     */
+    private List<PeerAddress> oneAddressPerAgent(List<PeerAddress> addresses) {
         List<PeerAddress> ordered = new ArrayList<>(addresses);
         ordered.sort(Comparator.comparing(p -> {
             PeerTrack t = tracks.get(p.hostPort());
             return t != null && t.failures > 0;
         }));
-        return ordered;
+        Set<String> agents = new HashSet<>();
+        List<PeerAddress> out = new ArrayList<>(ordered.size());
+        for (PeerAddress p : ordered) {
+            PeerTrack t = tracks.get(p.hostPort());
+            Prober.Peer known = t == null ? null : t.peer;
+            if (known == null || isSelf(known) || agents.add(known.agentId())) {
+                out.add(p);
+            }
+        }
+        return out;
     }
 
     /** No pair of a local and a remote GPU in one IMEX domain (a GPU whose domain is unknown may share one). */
@@ -293,15 +299,14 @@ public final class MeshScheduler implements AutoCloseable {
         }
     }
 
-    /** @param held the agent this address was claimed for when the round began (null: not identified then) */
-    private void probePeer(String target, PeerTrack track, long r, Set<String> claimed, String held) {
+    private void probePeer(String target, PeerTrack track, long r, Set<String> claimed) {
         List<GpuSelector.Gpu> locals = localGpus();
         Prober.Peer peer = known(target, track, r, locals);
         if (peer == null) {
             return;
         }
-        if (!peer.agentId().equals(held) && !claimed.add(peer.agentId())) {
-            return; // identified just now as an agent that another address of this round probes
+        if (!claimed.add(peer.agentId())) {
+            return; // an agent that another address of this round probes
         }
         if (show(peer, locals) != null) {
             // observer mode, here or there: no probe, so no context, no allocation and no pair to alert on

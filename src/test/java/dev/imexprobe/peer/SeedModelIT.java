@@ -201,16 +201,9 @@ class SeedModelIT {
         // since /probe refuses a target that is the agent itself: that pass is what this control shows, and it says
         // nothing about the pair between the containers.
         for (AgentProcess agent : new AgentProcess[] {gpu0, gpu1}) {
-            long seed = new java.util.Random().nextLong();
-            AgentProcess.Reply exported = agent.post("/v1/exports", "{\"sizeBytes\":2097152,\"handleType\":\"FABRIC\","
-                    + "\"seed\":\"" + seed + "\"}");
-            assertThat(exported.status()).as("%s", exported).isEqualTo(201);
-            JsonNode export = exported.json();
-            AgentProcess.Reply imported = agent.post("/v1/imports", "{\"handle\":\"" + export.get("handle").asString()
-                    + "\",\"handleType\":\"FABRIC\",\"sizeBytes\":2097152,\"seed\":\"" + seed + "\"}");
+            AgentProcess.Reply imported = agent.exchangeInItself(new java.util.Random().nextLong());
             assertThat(imported.json().get("verdict").asString()).as("%s", imported).isEqualTo("pass");
             assertThat(stage(imported.json(), "verify").get("status").asString()).isEqualTo("ok");
-            assertThat(agent.delete("/v1/exports/" + export.get("id").asString()).status()).isEqualTo(200);
             AgentProcess.Reply self = agent.get("/probe?target=" + agent.hostPort() + "&direction=push");
             assertThat(self.status()).as("%s", self).isEqualTo(400);
             assertThat(self.json().get("detail").asString()).contains("is this agent itself");

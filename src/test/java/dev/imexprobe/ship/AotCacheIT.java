@@ -88,15 +88,8 @@ class AotCacheIT {
         JsonNode node = cached.get("/v1/node").json();
         assertThat(node.path("fake").asBoolean()).isTrue();
         assertThat(node.path("gpus")).hasSize(1);
-        // A whole exchange by hand (an agent does not /probe itself): export, import with the pattern, release.
-        AgentProcess.Reply exported = cached.post("/v1/exports",
-                "{\"sizeBytes\":2097152,\"handleType\":\"FABRIC\",\"seed\":\"77\"}");
-        assertThat(exported.status()).as(exported.body()).isEqualTo(201);
-        AgentProcess.Reply imported = cached.post("/v1/imports", "{\"handle\":\""
-                + exported.json().path("handle").asString() + "\",\"handleType\":\"FABRIC\",\"sizeBytes\":2097152,"
-                + "\"seed\":\"77\"}");
+        AgentProcess.Reply imported = cached.exchangeInItself(77); // export, import with the pattern, release
         assertThat(imported.json().path("verdict").asString()).as(imported.body()).isEqualTo("pass");
-        assertThat(cached.delete("/v1/exports/" + exported.json().path("id").asString()).status()).isEqualTo(200);
     }
 
     @Test

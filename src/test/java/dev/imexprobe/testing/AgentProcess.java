@@ -306,6 +306,28 @@ public final class AgentProcess implements AutoCloseable {
         return post(path, Json.MAPPER.writeValueAsString(body));
     }
 
+    /**
+     * A whole exchange inside this one agent, by hand, since {@code /probe} refuses the agent itself: a 2 MiB export
+     * with {@code seed}, its handle imported here with the same seed, the export deleted. Throws unless the export was
+     * made (201) and deleted (200); returns the import's reply. It proves what a process importing its own handle
+     * proves, and no more.
+     */
+    public Reply exchangeInItself(long seed) {
+        Reply exported = post("/v1/exports", Map.of("sizeBytes", 2097152, "handleType", "FABRIC",
+                "seed", Long.toString(seed)));
+        if (exported.status() != 201) {
+            throw new AssertionError("the export was not made: " + exported);
+        }
+        JsonNode export = exported.json();
+        Reply imported = post("/v1/imports", Map.of("handle", export.get("handle").asString(), "handleType", "FABRIC",
+                "sizeBytes", 2097152, "seed", Long.toString(seed)));
+        Reply deleted = delete("/v1/exports/" + export.get("id").asString());
+        if (deleted.status() != 200) {
+            throw new AssertionError("the export was not deleted: " + deleted);
+        }
+        return imported;
+    }
+
     /** DELETE with the operator's bearer token. */
     public Reply delete(String path) {
         return send(HttpRequest.newBuilder(uri(path)).header("Authorization", "Bearer " + TOKEN).DELETE(),
