@@ -153,8 +153,14 @@ static const char *apply_config(const char *key, const char *value, int status_s
     int index = -1;
     int consumed = 0;
     if (sscanf(key, "gpu.%d.%n", &index, &consumed) == 1 && consumed > 0 &&
-        (strcmp(key + consumed, "compute_mode") == 0 || strcmp(key + consumed, "mig") == 0)) {
+        (strcmp(key + consumed, "compute_mode") == 0 || strcmp(key + consumed, "mig") == 0 ||
+         strcmp(key + consumed, "handle_type_fabric") == 0)) {
         if (index < 0 || index >= FAKE_MAX_GPUS) return "GPU index must be 0..63";
+        if (strcmp(key + consumed, "handle_type_fabric") == 0) {
+            if (parse_number(value, 0, 1, &v) != 0) return "handle_type_fabric must be 0 (unsupported) or 1 (default)";
+            config.no_fabric_handles[index] = v == 0;
+            return NULL;
+        }
         if (strcmp(key + consumed, "mig") == 0) {
             if (parse_number(value, 0, 1, &v) != 0) return "mig must be 0 (off) or 1 (on)";
             config.mig[index] = (int)v;

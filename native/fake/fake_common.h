@@ -32,6 +32,7 @@ struct fake_config {
     struct fake_fabric fabric[FAKE_MAX_GPUS]; /* by physical index */
     int compute_mode[FAKE_MAX_GPUS];          /* nvmlComputeMode_t by physical index: 0, 2 or 3 (default 0) */
     int mig[FAKE_MAX_GPUS];                   /* MIG mode by physical index: 0 off (default), 1 on */
+    int no_fabric_handles[FAKE_MAX_GPUS];     /* gpu.N.handle_type_fabric=0: 1 when the GPU cannot export FABRIC */
     char channel_dir[4096];
     char state_dir[4096];
     char dev_dir[4096];                       /* "" when FAKECUDA_DEV_DIR is unset: every GPU present */

@@ -716,7 +716,7 @@ ENTRY(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUdevice dev), 
     case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: *pi = 1; break;
     case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: *pi = 1; break;
     case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: *pi = 1; break;
-    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: *pi = 1; break;
+    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: *pi = !fake_config()->no_fabric_handles[physical]; break;
     case CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: *pi = 0; break;
     default: return CUDA_ERROR_INVALID_VALUE;
     }
@@ -847,6 +847,9 @@ ENTRY(cuMemCreate, (CUmemGenericAllocationHandle *handle, size_t size, const CUm
     if (size == 0 || size % GRANULARITY != 0) return CUDA_ERROR_INVALID_VALUE;
     int channel = -1;
     if (types & CU_MEM_HANDLE_TYPE_FABRIC) {
+        /* gpu.N.handle_type_fabric=0, model, not measured (no such GPU was lent): 801, the code NCCL's allocator
+         * takes, with 800, for "no FABRIC here" before it falls back to POSIX fd handles. */
+        if (fake_config()->no_fabric_handles[device_physical[prop->location.id]]) return CUDA_ERROR_NOT_SUPPORTED;
         /* Measured: FABRIC without an IMEX channel is 800; with several, the lowest is the one bound. */
         channel = fake_lowest_channel();
         if (channel < 0) return CUDA_ERROR_NOT_PERMITTED;
@@ -965,6 +968,8 @@ static int gpu_node_present(int physical) {
 }
 
 static CUresult import_fabric(const CUmemFabricHandle *handle, CUmemGenericAllocationHandle *out) {
+    /* An importing GPU that cannot take FABRIC handles: 801, model, not measured (as cuMemCreate above). */
+    if (fake_config()->no_fabric_handles[device_physical[current_ordinal()]]) return CUDA_ERROR_NOT_SUPPORTED;
     /* Measured: an importer without any IMEX channel gets 800. */
     if (fake_lowest_channel() < 0) return CUDA_ERROR_NOT_PERMITTED;
     struct fabric_wire w;

@@ -1935,6 +1935,63 @@ static void compute_modes(void) {
     run("modes-after", &e, t_modes_other, (void *)(intptr_t)CUDA_SUCCESS);
 }
 
+/* ---- gpu.1.handle_type_fabric=0: a GPU that cannot take FABRIC handles (model, not measured) -------------- */
+
+static void t_no_fabric(void *arg) {
+    (void)arg;
+    if (!open_driver(0)) return;
+    CUdevice dev0, dev1;
+    CUcontext ctx1;
+    REQUIRE_OK(d.cuDeviceGet(&dev0, 0));
+    REQUIRE_OK(d.cuDeviceGet(&dev1, 1));
+    int v0 = -1, v1 = -1, posix1 = -1;
+    EXPECT(d.cuDeviceGetAttribute(&v0, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, dev0), CUDA_SUCCESS,
+           "HANDLE_TYPE_FABRIC_SUPPORTED of GPU 0");
+    EXPECT(d.cuDeviceGetAttribute(&v1, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, dev1), CUDA_SUCCESS,
+           "HANDLE_TYPE_FABRIC_SUPPORTED of GPU 1");
+    EXPECT(d.cuDeviceGetAttribute(&posix1, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, dev1),
+           CUDA_SUCCESS, "HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED of GPU 1");
+    check(v0 == 1 && v1 == 0 && posix1 == 1, "FABRIC supported: GPU 0 %d (want 1), GPU 1 %d (want 0); POSIX fd on GPU 1 %d",
+          v0, v1, posix1);
+    CUmemGenericAllocationHandle on0, on1, imported;
+    if (!REQUIRE_OK(create(&on0, 2 * MIB, 0, CU_MEM_HANDLE_TYPE_FABRIC))) return;
+    CUmemFabricHandle wire;
+    REQUIRE_OK(d.cuMemExportToShareableHandle(&wire, on0, CU_MEM_HANDLE_TYPE_FABRIC, 0));
+    EXPECT(create(&on1, 2 * MIB, 1, CU_MEM_HANDLE_TYPE_FABRIC), CUDA_ERROR_NOT_SUPPORTED,
+           "cuMemCreate FABRIC on GPU 1 (handle_type_fabric=0)");
+    if (REQUIRE_OK(create(&on1, 2 * MIB, 1, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)))
+        REQUIRE_OK(d.cuMemRelease(on1)); /* POSIX fd handles on GPU 1 still work */
+    if (REQUIRE_OK(d.cuDevicePrimaryCtxRetain(&ctx1, dev1)) && REQUIRE_OK(d.cuCtxSetCurrent(ctx1))) {
+        EXPECT(d.cuMemImportFromShareableHandle(&imported, &wire, CU_MEM_HANDLE_TYPE_FABRIC), CUDA_ERROR_NOT_SUPPORTED,
+               "import of GPU 0's FABRIC handle with GPU 1 current");
+        REQUIRE_OK(d.cuDevicePrimaryCtxRelease(dev1));
+    }
+    CUcontext ctx0;
+    REQUIRE_OK(d.cuDevicePrimaryCtxRetain(&ctx0, dev0));
+    REQUIRE_OK(d.cuCtxSetCurrent(ctx0));
+    REQUIRE_OK(d.cuDevicePrimaryCtxRelease(dev0));
+    if (REQUIRE_OK(d.cuMemImportFromShareableHandle(&imported, &wire, CU_MEM_HANDLE_TYPE_FABRIC)))
+        REQUIRE_OK(d.cuMemRelease(imported)); /* the same handle imports with GPU 0 current */
+    REQUIRE_OK(d.cuMemRelease(on0));
+    check_nothing_live("after the no-FABRIC run");
+}
+
+static void no_fabric(void) {
+    snprintf(scenario, sizeof scenario, "%s", "nofabric");
+    char dir[600], channels[700], conf[800], log[800];
+    snprintf(dir, sizeof dir, "%s/nofabric", root);
+    snprintf(channels, sizeof channels, "%s/channels", dir);
+    snprintf(conf, sizeof conf, "%s/nofabric.conf", dir);
+    snprintf(log, sizeof log, "%s/driver.log", dir);
+    make_channel_dir(channels, (const int[]){0}, 1);
+    write_file(conf, "gpus=2\ngpu.1.handle_type_fabric=0\ngpu.0.handle_type_fabric=2\n"); /* 2 is refused */
+    struct env e = base_env("nofabric", channels);
+    env_set(&e, "FAKECUDA_CONFIG", "%s", conf);
+    run_logged("nofabric", &e, t_no_fabric, NULL, log);
+    check(count_messages(log, "libcuda") == 1, "the bad handle_type_fabric line is reported once by libcuda (%d)",
+          count_messages(log, "libcuda"));
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s <directory with the fake libcuda.so.1 and libnvidia-ml.so.1>\n", argv[0]);
@@ -1970,6 +2027,7 @@ int main(int argc, char **argv) {
     other_hosts();
     faults();
     compute_modes();
+    no_fabric();
 
     remove_tree(root);
     printf("fake-selftest: %d checks, %d failed\n", tally->checks, tally->failed);

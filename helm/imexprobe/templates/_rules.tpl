@@ -121,13 +121,18 @@ groups:
             of {{ .Values.agent.meshInterval }}): a driver call may hang. Its pair metrics are stale.
           runbook_url: {{ printf "%s#imexprobeprobesstale" $runbook }}
       - alert: ImexprobeNoImexChannel
-        # An observer has no channel by design (imexprobe_channel_mode{mode="observer"}): never this alert.
+        # An observer has no channel by design (imexprobe_channel_mode{mode="observer"}), nor needs one an agent
+        # whose GPUs all cannot make fabric memory (FABRIC_UNSUPPORTED, VMM_UNSUPPORTED): never this alert.
         expr: |
           (
               (imexprobe_imex_channels{job="{{ $job }}"} == 0) * on (namespace, pod) group_left (domain) {{ $domainOf }}
             or on (namespace, pod) imexprobe_imex_channels{job="{{ $job }}"} == 0
           )
             unless on (namespace, pod) imexprobe_channel_mode{job="{{ $job }}", mode="observer"}
+            unless on (namespace, pod) (
+                imexprobe_gpus_fabric_capable{job="{{ $job }}"} == 0
+              and on (namespace, pod) imexprobe_gpus_visible{job="{{ $job }}"} > 0
+            )
         for: {{ $a.noImexChannelFor }}
         labels:
           severity: {{ $a.severity.noImexChannel }}

@@ -7,9 +7,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Whether the agent may create a context on a GPU, decided from NVML's compute mode and MIG mode before anything
- * touches the GPU. In EXCLUSIVE_PROCESS a context of the agent's keeps a job's own context out (the job's
- * cuDevicePrimaryCtxRetain gets CUDA_ERROR_DEVICE_UNAVAILABLE); in PROHIBITED none can be made; with MIG on, CUDA
+ * Whether the agent may create a context on a GPU, decided from the driver's attributes, NVML's compute mode and MIG
+ * mode before anything touches the GPU. A GPU that reports HANDLE_TYPE_FABRIC_SUPPORTED=0 or
+ * VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=0 cannot make fabric memory at all: its pairs cannot work by design, and a
+ * context there would only take memory from jobs. In EXCLUSIVE_PROCESS a context of the agent's keeps a job's own
+ * context out (the job's cuDevicePrimaryCtxRetain gets CUDA_ERROR_DEVICE_UNAVAILABLE); in PROHIBITED none can be
+ * made; with MIG on, CUDA
  * runs on MIG instances, which the agent does not probe. Such a GPU gets an info finding and its pairs are
  * "not probed", never failed. A mode NVML could not read is no reason to refuse (the driver then decides).
  *
@@ -25,6 +28,13 @@ public record ContextPolicy(boolean probeExclusiveProcess) {
         if (gpu == null) {
             return null;
         }
+        FindingCode noFabricMemory = noFabricMemory(gpu);
+        if (noFabricMemory != null) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("gpu", gpu.index());
+            e.put("uuid", gpu.uuid());
+            return noFabricMemory.finding(e);
+        }
         if (Boolean.TRUE.equals(gpu.migEnabled())) {
             return FindingCode.MIG_ENABLED.finding(evidence(gpu));
         }
@@ -36,6 +46,17 @@ public record ContextPolicy(boolean probeExclusiveProcess) {
             return FindingCode.COMPUTE_MODE_EXCLUSIVE_PROCESS.finding(evidence(gpu));
         }
         return null;
+    }
+
+    /**
+     * Why {@code gpu} cannot make fabric memory at all (VMM_UNSUPPORTED, FABRIC_UNSUPPORTED), whatever its modes, or
+     * null. Only an attribute the driver read as 0 counts: one it could not read leaves the driver to decide.
+     */
+    public static FindingCode noFabricMemory(GpuDevice gpu) {
+        if (gpu.lacks(DeviceAttribute.VIRTUAL_MEMORY_MANAGEMENT)) {
+            return FindingCode.VMM_UNSUPPORTED;
+        }
+        return gpu.lacks(DeviceAttribute.FABRIC) ? FindingCode.FABRIC_UNSUPPORTED : null;
     }
 
     private static Map<String, Object> evidence(GpuDevice gpu) {

@@ -124,6 +124,11 @@ public record GpuDevice(int index, String uuid, String name, String pciBusId, Ma
         return Integer.valueOf(1).equals(attributes.get(attributeKey(attribute)));
     }
 
+    /** Whether the driver read the attribute and said 0: the GPU lacks it. An attribute it could not read is not. */
+    public boolean lacks(DeviceAttribute attribute) {
+        return Integer.valueOf(0).equals(attributes.get(attributeKey(attribute)));
+    }
+
     public static String attributeKey(DeviceAttribute attribute) {
         return switch (attribute) {
             case VIRTUAL_MEMORY_MANAGEMENT -> "virtualMemoryManagement";

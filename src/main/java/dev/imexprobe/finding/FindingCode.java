@@ -23,12 +23,17 @@ public enum FindingCode {
             "Request a GPU for the pod (nvidia.com/gpu or a DRA ResourceClaim) and check CUDA_VISIBLE_DEVICES "
                     + "and the /dev/nvidia* device nodes the container was given."),
     VMM_UNSUPPORTED(Severity.ERROR, Blame.LOCAL,
-            "GPU {gpu} does not support the virtual memory management API (cuMemCreate/cuMemMap).",
-            "Fabric memory needs VMM: use a supported GPU and a driver of CUDA 11.3 or later."),
+            "GPU {gpu} ({uuid}) reports VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=0: it has no cuMemCreate/cuMemMap, so "
+                    + "no pair with it can work. imexprobe creates no context on it and its pairs are not probed.",
+            "Fabric memory needs VMM: use a supported GPU and a driver of CUDA 11.3 or later. Where this GPU is "
+                    + "not meant for fabric memory, keep the agent off its nodes (the chart's nodeSelector)."),
     FABRIC_UNSUPPORTED(Severity.ERROR, Blame.LOCAL,
-            "GPU {gpu} reports HANDLE_TYPE_FABRIC_SUPPORTED=0: it cannot export fabric handles.",
+            "GPU {gpu} ({uuid}) reports HANDLE_TYPE_FABRIC_SUPPORTED=0: it can neither export nor import fabric "
+                    + "handles, so no pair with it can work. imexprobe creates no context on it and its pairs are not "
+                    + "probed.",
             "FABRIC handles need a Hopper or newer GPU with a driver of CUDA 12.3 or later; on older systems "
-                    + "use POSIX_FD handles within one node."),
+                    + "use POSIX_FD handles within one node. Where this GPU is not meant for fabric memory, keep the "
+                    + "agent off its nodes (the chart's nodeSelector)."),
     OBSERVER_MODE(Severity.INFO, Blame.LOCAL,
             "This agent observes only (imexprobe.channel.mode=observer): it holds no IMEX channel by configuration, "
                     + "creates no context and allocates nothing, and probes no pair. It reports the node's GPUs, "

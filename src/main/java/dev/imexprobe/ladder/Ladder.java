@@ -151,7 +151,7 @@ public final class Ladder {
             boolean fabricUnsupported = !a.fabric() || b != null && !b.fabric();
             if (fabricUnsupported) {
                 GpuInfo g = !a.fabric() ? a : b;
-                findings.addFirst(FindingCode.FABRIC_UNSUPPORTED.finding(Map.of("gpu", g.index())));
+                findings.addFirst(FindingCode.FABRIC_UNSUPPORTED.finding(Map.of("gpu", g.index(), "uuid", g.uuid())));
             }
             if (scout.isFake()) {
                 findings.add(FindingCode.SIMULATED.finding(Map.of("library", library)));

@@ -319,8 +319,8 @@ public final class MeshScheduler implements AutoCloseable {
         for (GpuSelector.Gpu local : locals) {
             for (GpuSelector.Gpu remote : peer.gpus()) {
                 if (noContext(local, remote) != null) {
-                    // compute mode or MIG: no context is made on that GPU, so the pair is not probed (never failed);
-                    // show() marked it so
+                    // compute mode, MIG or no fabric memory: no context is made on that GPU, so the pair is not
+                    // probed (never failed); show() marked it so
                     continue;
                 }
                 if (!ImexDomain.same(local.domain(), remote.domain())) {
@@ -421,7 +421,7 @@ public final class MeshScheduler implements AutoCloseable {
         }
     }
 
-    /** Why no context is made for the pair (compute mode or MIG on either GPU), or null. */
+    /** Why no context is made for the pair (compute mode, MIG or no fabric memory on either GPU), or null. */
     private static Finding noContext(GpuSelector.Gpu local, GpuSelector.Gpu remote) {
         return local.notProbed() != null ? ContextGuard.of(local) : ContextGuard.of(remote);
     }

@@ -1,6 +1,7 @@
 package dev.imexprobe.metrics;
 
 import dev.imexprobe.condition.NodeConditionWriter;
+import dev.imexprobe.cuda.ContextPolicy;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.cuda.LiveAllocations;
 import dev.imexprobe.mesh.MeshState;
@@ -142,6 +143,11 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
                 .description("1 when nvidia-imex-ctl -q says READY on this node").register(registry);
         Gauge.builder("imexprobe.gpus.visible", node, n -> n.get().gpus().size())
                 .description("GPUs this agent's process sees").register(registry);
+        Gauge.builder("imexprobe.gpus.fabric.capable", node,
+                        n -> n.get().gpus().stream().filter(g -> ContextPolicy.noFabricMemory(g) == null).count())
+                .description("GPUs this agent sees that can make fabric memory: none of them reports "
+                        + "HANDLE_TYPE_FABRIC_SUPPORTED=0 or VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=0")
+                .register(registry);
         for (LiveAllocations.Kind kind : LiveAllocations.Kind.values()) {
             Gauge.builder("imexprobe.allocations.live", () -> LiveAllocations.count(kind))
                     .tag("kind", kind.name().toLowerCase(Locale.ROOT))

@@ -1,6 +1,5 @@
 package dev.imexprobe.node;
 
-import dev.imexprobe.cuda.DeviceAttribute;
 import dev.imexprobe.cuda.DriverStatus;
 import dev.imexprobe.cuda.FabricInfo;
 import dev.imexprobe.cuda.GpuDevice;
@@ -71,14 +70,7 @@ public final class LocalDiagnosis {
         }
         boolean nvmlReported = false;
         for (GpuDevice g : inventory.gpus()) {
-            Map<String, Object> e = new LinkedHashMap<>();
-            e.put("gpu", g.index() + " (" + g.uuid() + ")");
-            if (!g.supports(DeviceAttribute.VIRTUAL_MEMORY_MANAGEMENT)) {
-                out.add(FindingCode.VMM_UNSUPPORTED.finding(e));
-            }
-            if (!g.supports(DeviceAttribute.FABRIC)) {
-                out.add(FindingCode.FABRIC_UNSUPPORTED.finding(e));
-            }
+            // a GPU lacking VMM or FABRIC handles is the context policy's finding (cuda/ContextPolicy)
             FabricInfo f = g.fabric();
             if (f == null) {
                 if (!nvmlReported) {

@@ -73,7 +73,10 @@ public final class NodeReporter {
 
     private volatile dev.imexprobe.cuda.ContextPolicy policy = dev.imexprobe.cuda.ContextPolicy.DEFAULT;
 
-    /** Which GPUs the agent may create a context on (compute mode, MIG, imexprobe.driver.probe-exclusive-process). */
+    /**
+     * Which GPUs the agent may create a context on (compute mode, MIG, fabric support,
+     * imexprobe.driver.probe-exclusive-process).
+     */
     public NodeReporter policy(dev.imexprobe.cuda.ContextPolicy p) {
         this.policy = p;
         return this;

@@ -98,7 +98,10 @@ public final class NodeService implements LocalAgent, dev.imexprobe.probe.Contex
         return gpus.stream().filter(d -> d.index() == g.index()).findFirst().orElseThrow();
     }
 
-    /** Why no context may be created on this GPU (compute mode, MIG), from the current report; null when one may. */
+    /**
+     * Why no context may be created on this GPU (compute mode, MIG, no fabric memory), from the current report; null
+     * when one may.
+     */
     @Override
     public Finding refusal(int gpu) {
         for (GpuDevice d : report().gpus()) {  // a loop, not a stream: asked on every import (docs/performance.md)

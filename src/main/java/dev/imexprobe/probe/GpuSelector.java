@@ -11,8 +11,8 @@ public final class GpuSelector {
 
     /**
      * @param domain    its IMEX domain ({@link ImexDomain}); null when the agent did not say (then any)
-     * @param notProbed the finding code its agent gave for creating no context on it (compute mode, MIG); null
-     *                  when it is probed
+     * @param notProbed the finding code its agent gave for creating no context on it (compute mode, MIG, no fabric
+     *                  memory); null when it is probed
      */
     public record Gpu(int index, String uuid, String domain, String notProbed) {
         public Gpu(int index, String uuid) {

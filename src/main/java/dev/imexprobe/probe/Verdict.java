@@ -6,7 +6,10 @@ import java.util.Locale;
 
 public enum Verdict {
     PASS, FAIL,
-    /** Nothing ran: the agent creates no context on a GPU of the pair (compute mode, MIG). Never a failure. */
+    /**
+     * Nothing ran: the agent creates no context on a GPU of the pair (compute mode, MIG, no fabric memory). Never a
+     * failure.
+     */
     NOT_PROBED;
 
     /** Kept, not made per call: every document and metric series carries it (docs/performance.md, 2026-12-05). */

@@ -58,7 +58,8 @@ public class ExportController {
                     : ApiException.overCap(e.getMessage());
         }
         if (created.refused() != null) {
-            // compute mode or MIG: no context is created on this GPU; the answer is the finding, not an error
+            // compute mode, MIG or no fabric memory: no context is created on this GPU; the answer is the finding,
+            // not an error
             return ResponseEntity.ok(new ExportReply(null, null, "FABRIC", size, exporter(gpu), null, Verdict.NOT_PROBED,
                     created.stages(), created.refused()));
         }

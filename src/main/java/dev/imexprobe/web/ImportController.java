@@ -55,7 +55,8 @@ public class ImportController {
                 request.writebackSeed(), contentsDone);
         dev.imexprobe.finding.Finding refused = importer.refusal(gpu.index());
         if (refused != null) {
-            // compute mode or MIG: no context is created on this GPU (no stage ran); the answer is the finding
+            // compute mode, MIG or no fabric memory: no context is created on this GPU (no stage ran); the answer is
+            // the finding
             return new ImportReply(Verdict.NOT_PROBED, (System.nanoTime() - start) / 1e9, node.identity().node(),
                     node.identity().id(), gpu.index(), gpu.uuid(), stages, refused);
         }

@@ -25,7 +25,8 @@ final class Requests {
      */
     static long size(Long requested, GpuDevice gpu, long maxBytes) {
         long granularity = gpu.granularityBytes();
-        if (granularity <= 0) {
+        // A GPU the agent creates no context on (FABRIC_UNSUPPORTED has no granularity) answers with its finding
+        if (granularity <= 0 && gpu.notProbed() == null) {
             throw ApiException.invalid("GPU " + gpu.index() + " reports no FABRIC allocation granularity: it cannot "
                     + "hold fabric memory (see GET /v1/node)");
         }
@@ -36,7 +37,7 @@ final class Requests {
             throw ApiException.overCap("sizeBytes " + requested + " is over this agent's cap of " + maxBytes
                     + " bytes (imexprobe.exports.maxbytes)");
         }
-        if (requested % granularity != 0) {
+        if (granularity > 0 && requested % granularity != 0) {
             throw ApiException.invalid("sizeBytes must be a multiple of GPU " + gpu.index() + "'s granularity "
                     + granularity + ", got " + requested);
         }

@@ -103,6 +103,33 @@ class CheckCommandIT {
     }
 
     @Test
+    void aGpuWithoutFabricHandlesIsAProblemAndIsNotTouched() throws Exception {
+        int none = java.util.concurrent.ThreadLocalRandom.current().nextInt(2);
+        FakeMachine m = FakeMachine.h200(tmp).gpus(2).config("gpu." + none + ".handle_type_fabric", "0");
+        Map<String, String> env = m.env();
+        Path contexts = tmp.resolve("contexts.log");
+        env.put("FAKECUDA_CONTEXT_LOG", contexts.toString());
+        Run run = check(env, tmp, "--json");
+        assertThat(run.exit()).as(run.stdout()).isEqualTo(1);
+        JsonNode doc = run.json();
+        List<String> errors = new ArrayList<>();
+        doc.get("findings").forEach(f -> {
+            if (f.get("severity").asString().equals("error")) {
+                errors.add(f.get("code").asString() + "@" + f.get("evidence").get("gpu").asInt());
+            }
+        });
+        assertThat(errors).containsExactly("FABRIC_UNSUPPORTED@" + none);
+        // the other GPU is probed and passes; no context is made on the one that cannot take FABRIC handles
+        assertThat(doc.get("selfProbe")).hasSize(1);
+        assertThat(doc.get("selfProbe").get(0).get("gpu").asInt()).isEqualTo(1 - none);
+        assertThat(doc.get("selfProbe").get(0).get("verdict").asString()).isEqualTo("pass");
+        assertThat(Files.readAllLines(contexts)).contains("create " + (1 - none)).doesNotContain("create " + none);
+        Run text = check(env, tmp);
+        assertThat(text.exit()).isEqualTo(1);
+        assertThat(text.stdout()).contains("[error] FABRIC_UNSUPPORTED: GPU " + none + " (GPU-");
+    }
+
+    @Test
     void noVisibleGpuIsExit2() throws Exception {
         FakeMachine m = FakeMachine.h200(tmp);
         Map<String, String> env = m.env();

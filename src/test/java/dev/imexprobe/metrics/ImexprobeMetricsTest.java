@@ -1,6 +1,7 @@
 package dev.imexprobe.metrics;
 
 import dev.imexprobe.cuda.CuResult;
+import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.mesh.MeshState;
 import dev.imexprobe.mesh.PairKey;
 import dev.imexprobe.node.ImexDaemonState;
@@ -106,6 +107,7 @@ class ImexprobeMetricsTest {
                 Map.entry("imexprobe.imex.channels", Set.of()),
                 Map.entry("imexprobe.imex.daemon.ready", Set.of()),
                 Map.entry("imexprobe.gpus.visible", Set.of()),
+                Map.entry("imexprobe.gpus.fabric.capable", Set.of()),
                 Map.entry("imexprobe.fabric.state", Set.of("gpu", "UUID")),
                 Map.entry("imexprobe.fabric.healthy", Set.of("gpu", "UUID")),
                 Map.entry("imexprobe.gpu.imex.domain.info", Set.of("gpu", "UUID", "domain")),
@@ -421,6 +423,7 @@ class ImexprobeMetricsTest {
         assertThat(registry.get("imexprobe.imex.channels").gauge().value()).isEqualTo(1);
         assertThat(registry.get("imexprobe.imex.daemon.ready").gauge().value()).isEqualTo(1);
         assertThat(registry.get("imexprobe.gpus.visible").gauge().value()).isEqualTo(2);
+        assertThat(registry.get("imexprobe.gpus.fabric.capable").gauge().value()).isEqualTo(2);
         assertThat(registry.get("imexprobe.peers").gauge().value()).isEqualTo(3);
         assertThat(registry.get("imexprobe.fabric.state").tag("UUID", NodeReports.GPU0).tag("gpu", "0").gauge().value()).isEqualTo(3);
         assertThat(registry.get("imexprobe.fabric.healthy").tag("UUID", NodeReports.GPU0).tag("gpu", "0").gauge().value()).isEqualTo(1);
@@ -449,6 +452,20 @@ class ImexprobeMetricsTest {
 
         node.set(NodeReports.twoGpus(0, ImexDaemonState.NOT_READY));
         assertThat(registry.get("imexprobe.imex.channels").gauge().value()).isZero();
+
+        // GPUs that read FABRIC handles or VMM as 0 cannot make fabric memory; one the driver could not read can
+        List<GpuDevice> gpus = List.of(attributes(0, Map.of("fabric", 0)), attributes(1, Map.of("fabric", 1,
+                "virtualMemoryManagement", 0)), attributes(2, Map.of("fabric", "CUDA_ERROR_INVALID_VALUE")),
+                attributes(3, Map.of("fabric", 1, "virtualMemoryManagement", 1)));
+        node.set(NodeReports.report(gpus, 0, ImexDaemonState.NOT_INSTALLED));
+        assertThat(registry.get("imexprobe.gpus.visible").gauge().value()).isEqualTo(4);
+        assertThat(registry.get("imexprobe.gpus.fabric.capable").gauge().value()).isEqualTo(2);
+    }
+
+    private static GpuDevice attributes(int index, Map<String, Object> attributes) {
+        GpuDevice g = NodeReports.gpu(index, "GPU-3333333" + index + "-0000-0000-0000-000000000000", null);
+        return new GpuDevice(g.index(), g.uuid(), g.name(), g.pciBusId(), attributes, g.granularityBytes(), null,
+                g.fabricResult(), g.memoryFreeBytes(), g.memoryTotalBytes());
     }
 
     @Test
