@@ -1,5 +1,6 @@
 package dev.imexprobe.cli;
 
+import dev.imexprobe.args.CommandLine;
 import dev.imexprobe.cuda.CuCall;
 import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.GpuDevice;
@@ -31,6 +32,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * {@code check}: the node report, a self-probe on every visible GPU, and the findings. Exit codes follow
@@ -141,33 +143,10 @@ final class CheckCommand {
     }
 
     static Options parse(String[] args) {
-        boolean json = false;
-        int repeat = 1;
-        Long size = null;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--json" -> json = true;
-                case "--repeat" -> repeat = positive(args, ++i, "--repeat");
-                case "--size" -> size = (long) positive(args, ++i, "--size");
-                default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
-            }
-        }
-        return new Options(json, repeat, size);
-    }
-
-    private static int positive(String[] args, int i, String name) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(name + " needs a number");
-        }
-        try {
-            int v = Integer.parseInt(args[i]);
-            if (v < 1) {
-                throw new NumberFormatException();
-            }
-            return v;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " needs a positive whole number, got '" + args[i] + "'");
-        }
+        CommandLine c = CommandLine.parse(args, Set.of("--json"), Set.of("--repeat", "--size"));
+        Long repeat = c.number("--repeat", 1, Integer.MAX_VALUE);
+        return new Options(c.has("--json"), repeat == null ? 1 : repeat.intValue(),
+                c.number("--size", 1, Long.MAX_VALUE));
     }
 
     record RepeatResult(RepeatSummary summary, SelfProbe.SelfProbeResult last) {

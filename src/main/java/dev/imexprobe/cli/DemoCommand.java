@@ -1,5 +1,6 @@
 package dev.imexprobe.cli;
 
+import dev.imexprobe.args.CommandLine;
 import dev.imexprobe.cli.DemoDomain.DemoAgent;
 import dev.imexprobe.cuda.NativeLibrary;
 
@@ -10,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * {@code demo}: a simulated cluster on the fake driver, real agent processes probing each other. NVLink domain 1 is
@@ -100,24 +102,14 @@ final class DemoCommand {
     }
 
     static Options parse(String[] args) {
-        int nodes = 2;
-        int gpus = 2;
-        int domains = 2;
-        int port = 0;
-        Duration duration = null;
-        Duration interval = Duration.ofSeconds(2);
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "--nodes" -> nodes = number(args, ++i, a, 1, 16);
-                case "--gpus-per-node" -> gpus = number(args, ++i, a, 1, 8);
-                case "--domains" -> domains = number(args, ++i, a, 1, 8);
-                case "--port" -> port = number(args, ++i, a, 1024, 64000);
-                case "--duration" -> duration = duration(args, ++i, a);
-                case "--interval" -> interval = duration(args, ++i, a);
-                default -> throw new IllegalArgumentException("unknown option '" + a + "'");
-            }
-        }
+        CommandLine c = CommandLine.parse(args, Set.of(), Set.of("--nodes", "--gpus-per-node", "--domains", "--port",
+                "--duration", "--interval"));
+        int nodes = or(c.number("--nodes", 1, 16), 2);
+        int gpus = or(c.number("--gpus-per-node", 1, 8), 2);
+        int domains = or(c.number("--domains", 1, 8), 2);
+        int port = or(c.number("--port", 1024, 64000), 0);
+        Duration duration = c.duration("--duration");
+        Duration interval = c.has("--interval") ? c.duration("--interval") : Duration.ofSeconds(2);
         if (nodes * gpus < 2) {
             throw new IllegalArgumentException("a domain needs at least two agents (--nodes × --gpus-per-node ≥ 2)");
         }
@@ -129,45 +121,7 @@ final class DemoCommand {
         return o;
     }
 
-    private static int number(String[] args, int i, String name, int min, int max) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(name + " needs a number");
-        }
-        try {
-            int v = Integer.parseInt(args[i]);
-            if (v < min || v > max) {
-                throw new NumberFormatException();
-            }
-            return v;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " needs a whole number from " + min + " to " + max + ", got '"
-                    + args[i] + "'");
-        }
-    }
-
-    /** 20s, 500ms, 2m, or plain seconds. */
-    static Duration duration(String[] args, int i, String name) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(name + " needs a duration such as 20s or 2m");
-        }
-        String v = args[i].trim().toLowerCase(java.util.Locale.ROOT);
-        try {
-            Duration d;
-            if (v.endsWith("ms")) {
-                d = Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-            } else if (v.endsWith("s")) {
-                d = Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
-            } else if (v.endsWith("m")) {
-                d = Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
-            } else {
-                d = Duration.ofSeconds(Long.parseLong(v));
-            }
-            if (d.isNegative() || d.isZero()) {
-                throw new NumberFormatException();
-            }
-            return d;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " needs a positive duration such as 20s or 2m, got '" + args[i] + "'");
-        }
+    private static int or(Long given, int otherwise) {
+        return given == null ? otherwise : given.intValue();
     }
 }

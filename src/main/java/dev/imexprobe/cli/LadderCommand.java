@@ -1,5 +1,6 @@
 package dev.imexprobe.cli;
 
+import dev.imexprobe.args.CommandLine;
 import dev.imexprobe.json.Json;
 import dev.imexprobe.ladder.Ladder;
 import dev.imexprobe.ladder.LadderOptions;
@@ -9,6 +10,7 @@ import dev.imexprobe.node.AgentIdentity;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * {@code ladder [--json] [--gpus A,B] [--size BYTES] [--timeout S]}: the isolation ladder on this node. No
@@ -18,9 +20,9 @@ import java.time.Duration;
 final class LadderCommand {
 
     static final String USAGE = "usage: java -jar imexprobe.jar ladder [--json] [--gpus A,B] [--size BYTES] "
-            + "[--timeout S]\n  --gpus A,B   exporter GPU A, importer GPU B (indices with every GPU visible; "
+            + "[--timeout 60s]\n  --gpus A,B   exporter GPU A, importer GPU B (indices with every GPU visible; "
             + "default 0 and the next)\n  --size BYTES bytes per allocation (default: GPU A's granularity)\n"
-            + "  --timeout S  the longest to wait for any one worker answer (default 60)";
+            + "  --timeout D  the longest to wait for any one worker answer (default 60s; a bare number is seconds)";
 
     private LadderCommand() {
     }
@@ -54,40 +56,12 @@ final class LadderCommand {
     }
 
     static Options parse(String[] args) {
-        boolean json = false;
-        Integer[] gpus = {null, null};
-        Long size = null;
-        Duration timeout = null;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--json" -> json = true;
-                case "--gpus" -> gpus = LadderOptions.parseGpus(value(args, ++i, "--gpus"));
-                case "--size" -> size = positive(value(args, ++i, "--size"), "--size");
-                case "--timeout" -> timeout = Duration.ofSeconds(positive(value(args, ++i, "--timeout"), "--timeout"));
-                default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
-            }
-        }
+        CommandLine c = CommandLine.parse(args, Set.of("--json"), Set.of("--gpus", "--size", "--timeout"));
+        Integer[] gpus = c.has("--gpus") ? LadderOptions.parseGpus(c.value("--gpus")) : new Integer[] {null, null};
+        Duration timeout = c.duration("--timeout");
         // The CLI has no overall bound of its own beyond the default; a longer per-answer wait widens it.
         Duration budget = timeout != null && timeout.compareTo(LadderOptions.DEFAULT_BUDGET) > 0 ? timeout : null;
-        return new Options(json, new LadderOptions(gpus[0], gpus[1], size, timeout, budget));
-    }
-
-    private static String value(String[] args, int i, String name) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(name + " needs a value");
-        }
-        return args[i];
-    }
-
-    private static long positive(String text, String name) {
-        try {
-            long v = Long.parseLong(text.trim());
-            if (v < 1) {
-                throw new NumberFormatException();
-            }
-            return v;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " needs a positive whole number, got '" + text + "'");
-        }
+        return new Options(c.has("--json"), new LadderOptions(gpus[0], gpus[1], c.number("--size", 1, Long.MAX_VALUE),
+                timeout, budget));
     }
 }

@@ -70,12 +70,14 @@ public final class Main {
                   check [--json] [--repeat N] [--size BYTES]   node report, self-probe and findings (exit 0 ok, 1 problem, 2 could not tell)
                   serve [--name=value ...]                     the agent (REST, metrics, mesh); settings by full name (--server.port=9000)
                                                or as environment variables (SERVER_PORT, IMEXPROBE_*)
-                  ladder [--json]                              the isolation ladder for same-node imports
+                  ladder [--json] [--gpus A,B] [--size BYTES] [--timeout 60s]
+                                                               the isolation ladder for same-node imports
                   preflight --expect N [--deadline 120s] [--json]
                                                                all-to-all imports between a job's pods, before the job (exit 0 pass, 1 fail, 2 could not tell)
-                  demo [--nodes N] [--gpus-per-node M] [--domains D] [--port P] [--duration 20s]
+                  demo [--nodes N] [--gpus-per-node M] [--domains D] [--port P] [--duration 20s] [--interval 2s]
                                                                a simulated cluster on the fake driver (no GPU needed): D NVLink
                                                                domains of N nodes × M GPUs plus one HGX-style node
+                  options of check, ladder, preflight and demo: --name value or --name=value, each at most once
                   help, or --help / -h after any command       this text (exit 0; nothing runs)
                 """);
     }

@@ -1,8 +1,9 @@
 package dev.imexprobe.preflight;
 
-import org.springframework.boot.convert.DurationStyle;
+import dev.imexprobe.args.CommandLine;
 
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * {@code preflight --expect N [--deadline 120s] [--json]}: how many instances take part, itself included, and how
@@ -23,45 +24,12 @@ public record PreflightOptions(int expect, Duration deadline, boolean json) {
 
     /** Parses the options; the message of an IllegalArgumentException names the option and what is wrong. */
     public static PreflightOptions parse(String[] args) {
-        Integer expect = null;
-        Duration deadline = DEFAULT_DEADLINE;
-        boolean json = false;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--json" -> json = true;
-                case "--expect" -> expect = number(value(args, ++i, "--expect"));
-                case "--deadline" -> deadline = duration(value(args, ++i, "--deadline"));
-                default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
-            }
-        }
+        CommandLine c = CommandLine.parse(args, Set.of("--json"), Set.of("--expect", "--deadline"));
+        Long expect = c.number("--expect", 1, Integer.MAX_VALUE);
         if (expect == null) {
             throw new IllegalArgumentException("--expect N is required: how many instances take part, this one included");
         }
-        return new PreflightOptions(expect, deadline, json);
-    }
-
-    private static String value(String[] args, int i, String name) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(name + " needs a value");
-        }
-        return args[i];
-    }
-
-    private static int number(String text) {
-        try {
-            return Integer.parseInt(text.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--expect takes a whole number, not '" + text + "'");
-        }
-    }
-
-    /** Spring's forms: 120s, 2m, PT2M; a bare number is seconds. */
-    private static Duration duration(String text) {
-        try {
-            return text.trim().matches("\\d+") ? Duration.ofSeconds(Long.parseLong(text.trim()))
-                    : DurationStyle.detectAndParse(text.trim());
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--deadline takes a duration such as 120s or 2m, not '" + text + "'");
-        }
+        Duration deadline = c.has("--deadline") ? c.duration("--deadline") : DEFAULT_DEADLINE;
+        return new PreflightOptions(expect.intValue(), deadline, c.has("--json"));
     }
 }

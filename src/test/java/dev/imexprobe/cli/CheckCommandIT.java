@@ -164,6 +164,11 @@ class CheckCommandIT {
     void badOptionsAreAUsageError() throws Exception {
         assertThat(check(Map.of(), tmp, "--repeat", "zero").exit()).isEqualTo(64);
         assertThat(check(Map.of(), tmp, "--frobnicate").stderr()).contains("unknown option '--frobnicate'");
+        // a second --repeat used to win over the first without a word
+        Run twice = check(Map.of(), tmp, "--repeat", "2", "--json", "--repeat=3");
+        assertThat(twice.exit()).isEqualTo(64);
+        assertThat(twice.stderr()).startsWith("check: --repeat is given twice; give it once");
+        assertThat(twice.stdout()).isEmpty();
     }
 
     /**

@@ -8,9 +8,11 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The command line's own answers: help wherever it is asked for, and usage errors for what is not a command. */
 class MainTest {
@@ -40,6 +42,35 @@ class MainTest {
         assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("usage: java -jar imexprobe.jar <command>")
                 .contains("check [--json]", "preflight --expect N", "demo [--nodes N]");
         assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    /** check, demo, ladder and preflight read options one way: either spelling, and each option once. */
+    @RepeatedTest(8)
+    void everyCommandRefusesAnOptionGivenTwiceAndTakesBothSpellings() {
+        Map<String, java.util.function.Function<String[], Object>> commands = Map.of(
+                "check", CheckCommand::parse, "demo", DemoCommand::parse, "ladder", LadderCommand::parse,
+                "preflight", dev.imexprobe.preflight.PreflightOptions::parse);
+        Map<String, List<String>> valid = Map.of("check", List.of("--repeat", "3", "--size", "2097152"),
+                "demo", List.of("--nodes", "3", "--interval", "1s"),
+                "ladder", List.of("--gpus", "0,1", "--timeout", "30s"),
+                "preflight", List.of("--expect", "2", "--deadline", "45s"));
+        for (String command : commands.keySet()) {
+            List<String> pairs = valid.get(command);
+            int which = random.nextInt(pairs.size() / 2) * 2;
+            String name = pairs.get(which);
+            String value = pairs.get(which + 1);
+            List<String> args = new ArrayList<>(pairs);
+            if (random.nextBoolean()) {
+                args.set(which, name + "=" + value);
+                args.remove(which + 1);
+            }
+            Object spelledEitherWay = commands.get(command).apply(args.toArray(String[]::new));
+            assertThat(spelledEitherWay).as("%s %s", command, args)
+                    .isEqualTo(commands.get(command).apply(pairs.toArray(String[]::new)));
+            args.add(random.nextBoolean() ? 0 : args.size(), name + "=" + value);
+            assertThatThrownBy(() -> commands.get(command).apply(args.toArray(String[]::new)))
+                    .as("%s %s", command, args).isInstanceOf(IllegalArgumentException.class).hasMessage(name + " is given twice; give it once");
+        }
     }
 
     @Test

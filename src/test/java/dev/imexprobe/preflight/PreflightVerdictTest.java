@@ -185,11 +185,15 @@ class PreflightVerdictTest {
         assertThatThrownBy(() -> PreflightOptions.parse(new String[] {"--deadline", "2m"}))
                 .hasMessageContaining("--expect N is required");
         assertThatThrownBy(() -> PreflightOptions.parse(new String[] {"--expect", "0"}))
-                .hasMessageContaining("at least 1");
+                .hasMessage("--expect needs a positive whole number (at most 2147483647), got '0'");
         assertThatThrownBy(() -> PreflightOptions.parse(new String[] {"--expect", "two"}))
-                .hasMessageContaining("whole number, not 'two'");
+                .hasMessageContaining("whole number (at most 2147483647), got 'two'");
         assertThatThrownBy(() -> PreflightOptions.parse(new String[] {"--expect", "2", "--deadline", "soon"}))
-                .hasMessageContaining("duration such as 120s");
+                .hasMessageContaining("--deadline needs a positive duration such as 20s, 2m or 500ms, got 'soon'");
+        assertThatThrownBy(() -> PreflightOptions.parse(new String[] {"--expect", "2", "--expect", "3"}))
+                .hasMessage("--expect is given twice; give it once");
+        assertThat(PreflightOptions.parse(new String[] {"--deadline=45s", "--expect=3"}))
+                .isEqualTo(new PreflightOptions(3, java.time.Duration.ofSeconds(45), false));
         assertThatThrownBy(() -> PreflightOptions.parse(new String[] {"--expect", "2", "--deadline"}))
                 .hasMessageContaining("--deadline needs a value");
         assertThatThrownBy(() -> PreflightOptions.parse(new String[] {"--expect", "2", "--fast"}))
