@@ -84,9 +84,10 @@ public final class Ladder {
 
     record GpuInfo(int index, String uuid, String pciBusId, boolean fabric, boolean posixFd,
                            long granularity) {
+        /** As the agent's context policy: only a 0 the driver read means the GPU lacks a handle type. */
         static GpuInfo of(GpuDevice g) {
-            return new GpuInfo(g.index(), g.uuid(), g.pciBusId(), g.supports(DeviceAttribute.FABRIC),
-                    g.supports(DeviceAttribute.POSIX_FILE_DESCRIPTOR), g.granularityBytes());
+            return new GpuInfo(g.index(), g.uuid(), g.pciBusId(), !g.lacks(DeviceAttribute.FABRIC),
+                    !g.lacks(DeviceAttribute.POSIX_FILE_DESCRIPTOR), g.granularityBytes());
         }
 
         GpuRef ref() {

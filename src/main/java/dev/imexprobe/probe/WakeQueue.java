@@ -126,6 +126,14 @@ final class WakeQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
         if (spinning.get() > 0 || returning.get() > 0) {
             return;
         }
+        // A worker an announcement woke and that is not spinning yet (still waking up, or parked until its window)
+        // takes the task: waking another as well made two race for it, and the one that ran last could lose it.
+        // It is armed only inside poll, and clears that before it returns a task (then taken() passes this on).
+        Thread a = armed.get();
+        if (a != null) {
+            LockSupport.unpark(a);
+            return;
+        }
         Thread t = parked.pollLast();
         if (t != null) {
             LockSupport.unpark(t);

@@ -37,9 +37,10 @@ final class Requests {
             throw ApiException.overCap("sizeBytes " + requested + " is over this agent's cap of " + maxBytes
                     + " bytes (imexprobe.exports.maxbytes)");
         }
-        if (granularity > 0 && requested % granularity != 0) {
-            throw ApiException.invalid("sizeBytes must be a multiple of GPU " + gpu.index() + "'s granularity "
-                    + granularity + ", got " + requested);
+        // the one rule of check, the ladder and the mesh size (GpuDevice.sizeRefusal), worded the same
+        String refusal = gpu.sizeRefusal(requested);
+        if (refusal != null) {
+            throw ApiException.invalid("sizeBytes: " + refusal);
         }
         return requested;
     }

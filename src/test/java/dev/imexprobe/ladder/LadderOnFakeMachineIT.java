@@ -147,6 +147,29 @@ class LadderOnFakeMachineIT {
         assertThat(r.exitCode()).isEqualTo(LadderReport.OK);
     }
 
+    /** A GPU that reads HANDLE_TYPE_FABRIC_SUPPORTED=0: FABRIC is not tried on it, POSIX_FD still is. */
+    @Test
+    void aGpuWithoutFabricHandlesSkipsItsFabricRungsAndFails() {
+        int none = java.util.concurrent.ThreadLocalRandom.current().nextInt(2);
+        LadderReport r = climb(twoGpus().config("gpu." + none + ".handle_type_fabric", "0"));
+        String reason = "GPU " + none + " reports HANDLE_TYPE_FABRIC_SUPPORTED=0";
+        for (Rung rung : Rung.values()) {
+            Cell fabric = r.cell(rung, HandleType.FABRIC);
+            // never tried where it cannot work, so never a driver failure
+            assertThat(fabric.status()).as(rung + " " + fabric).isIn(Status.PASS, Status.SKIPPED);
+            if (fabric.status() == Status.SKIPPED && fabric.reason().contains("HANDLE_TYPE_FABRIC")) {
+                assertThat(fabric.reason()).as(rung.toString()).isEqualTo(reason);
+            }
+        }
+        // the one-GPU rungs run on the exporter's GPU 0; the two-GPU rungs need both
+        assertThat(r.cell(Rung.ONE_PROCESS, HandleType.FABRIC).status()).isEqualTo(none == 0 ? Status.SKIPPED : Status.PASS);
+        assertThat(r.cell(Rung.TWO_GPUS, HandleType.FABRIC).reason()).isEqualTo(reason);
+        assertThat(r.cell(Rung.TWO_GPUS, HandleType.POSIX_FD).status()).isEqualTo(Status.PASS);
+        assertThat(r.findings().getFirst().code()).isEqualTo("FABRIC_UNSUPPORTED");
+        assertThat(r.findings().getFirst().cause()).startsWith("GPU " + none + " (GPU-");
+        assertThat(r.exitCode()).isEqualTo(LadderReport.FAILED);
+    }
+
     @Test
     void noChannelFailsAtRungZeroAndSkipsTheChannelRungs() {
         LadderReport r = climb(FakeMachine.h200WithoutChannel(tmp.resolve("machine")));

@@ -5,6 +5,7 @@ import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.HandleType;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -107,9 +108,31 @@ class WakeQueueTest {
         assertThat(q.size()).isZero();
     }
 
+    /**
+     * A task offered the moment it was announced, while the woken worker is still waking up (30–100 µs from an idle
+     * CPU): it goes to that worker, and no second worker is woken to race it for the task.
+     */
+    @RepeatedTest(50) // a race: without the fix, 2 of 50 failed here
+    void aTaskOfferedRightAfterItsAnnouncementGoesToTheWorkerItWoke() {
+        WakeQueue q = new WakeQueue(8, () -> TimeUnit.HOURS.toNanos(1));
+        int n = ThreadLocalRandom.current().nextInt(3, 7);
+        List<CompletableFuture<Runnable>> taken = parkWorkers(q, n);
+        q.expect(0);
+        Runnable task = new Task("at once");
+        assertThat(q.offer(task)).isTrue();
+        assertThat(whoTook(taken, task)).as("of %d parked, the one the announcement woke", n).isEqualTo(n - 1);
+        for (int i = 0; i < n - 1; i++) {
+            awaitParked(q, workers.get(i)); // none was woken for nothing: each is parked (again) and took nothing
+            assertThat(taken.get(i)).as("worker-%d", i).isNotDone();
+        }
+    }
+
     @Test
     void anAnnouncementWakesTheMostRecentlyParkedWorker() {
-        long spin = TimeUnit.MILLISECONDS.toNanos(500); // the armed worker spins from now for the rest of the test
+        // The armed worker spins from now until the task comes (or the test ends and interrupts it). With a 500 ms
+        // window, a test thread held off the CPU past it (once, at load 4 on 2 CPUs) offered after the spin ended,
+        // while the worker was parking again, and another parked worker took the task.
+        long spin = TimeUnit.HOURS.toNanos(1);
         WakeQueue q = new WakeQueue(8, () -> spin);
         int n = ThreadLocalRandom.current().nextInt(3, 7);
         List<CompletableFuture<Runnable>> taken = parkWorkers(q, n);

@@ -352,7 +352,8 @@ class AgentApiIT {
                         "invalid-input", "handle is required: the 64-byte FABRIC handle as base64"),
                 new Invalid("size not a multiple of the granularity", "POST", i,
                         imp("").replace("\"sizeBytes\":" + MIB2, "\"sizeBytes\":3145728"), 400, "invalid-input",
-                        "sizeBytes must be a multiple of GPU 0's granularity 2097152, got 3145728"),
+                        "sizeBytes: 3145728 bytes is not a multiple of GPU 0's allocation granularity "
+                                + "(2097152 bytes)"),
                 new Invalid("size over the cap", "POST", i, imp("").replace("\"sizeBytes\":" + MIB2,
                         "\"sizeBytes\":2147483648"), 413, "over-cap", "sizeBytes 2147483648 is over this agent's cap of "
                         + "1073741824 bytes (imexprobe.exports.maxbytes)"),
@@ -403,7 +404,8 @@ class AgentApiIT {
                 new Invalid("size over the cap", "POST", e, "{\"sizeBytes\":1075838976}", 413, "over-cap",
                         "sizeBytes 1075838976 is over this agent's cap of 1073741824 bytes (imexprobe.exports.maxbytes)"),
                 new Invalid("size not a multiple of the granularity", "POST", e, "{\"sizeBytes\":1000}", 400,
-                        "invalid-input", "sizeBytes must be a multiple of GPU 0's granularity 2097152, got 1000"),
+                        "invalid-input", "sizeBytes: 1000 bytes is not a multiple of GPU 0's allocation granularity "
+                                + "(2097152 bytes)"),
                 new Invalid("size as a decimal string, negative", "POST", e, "{\"sizeBytes\":\"-4194304\"}", 400,
                         "invalid-input", "sizeBytes must be positive, got -4194304"),
                 new Invalid("unknown gpu UUID", "POST", e, "{\"gpu\":\"GPU-00000000-0000-0000-0000-000000000000\"}", 400,
@@ -451,7 +453,8 @@ class AgentApiIT {
                 new Invalid("size not a number", "GET", "/probe?target=agent-7:8080&sizeBytes=2MiB", null, 400,
                         "invalid-input", "sizeBytes must be a positive whole number, got '2MiB'"),
                 new Invalid("size not a multiple of the granularity", "GET", "/probe?target=agent-7:8080&sizeBytes=3",
-                        null, 400, "invalid-input", "sizeBytes must be a multiple of GPU 0's granularity 2097152, got 3"),
+                        null, 400, "invalid-input", "sizeBytes: 3 bytes is not a multiple of GPU 0's allocation "
+                                + "granularity (2097152 bytes)"),
                 new Invalid("size over the cap", "GET", "/probe?target=agent-7:8080&sizeBytes=99999999999", null, 413,
                         "over-cap", "sizeBytes 99999999999 is over this agent's cap of 1073741824 bytes "
                                 + "(imexprobe.exports.maxbytes)"),
