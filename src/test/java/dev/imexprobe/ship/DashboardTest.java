@@ -155,6 +155,10 @@ class DashboardTest {
         assertThat(table.at("/targets/0/expr").asText())
                 .contains("unless on (node) imexprobe_channel_mode{", "mode=\"observer\"");
         assertThat(table.toString()).contains("max by (node, mode) (imexprobe_channel_mode{", "\"channel mode\"");
+        // nor is the channel of a node whose GPUs all cannot make fabric memory (FABRIC_UNSUPPORTED): it needs none
+        assertThat(table.at("/targets/0/expr").asText())
+                .endsWith("unless on (node) imexprobe_gpus_fabric_capable{job=~\"$job\",node=~\"$node\"} == 0");
+        assertThat(table.toString()).contains("max by (node) (imexprobe_gpus_fabric_capable{", "\"GPUs with fabric memory\"");
     }
 
     private static JsonNode panelQuerying(List<JsonNode> panels, String fragment) {
