@@ -176,6 +176,9 @@ class ComputeModeIT {
             assertThat(pair.path("state").asString()).as(pair.toString()).isEqualTo("not_probed");
             assertThat(pair.path("finding").path("code").asString()).isEqualTo(w.getValue());
         }
+        // on demand, a's refused GPU is the exporter of a push: the pair's finding blames the source
+        JsonNode push = a.get("/probe?target=" + b.hostPort() + "&gpu=" + f + "&direction=push").json();
+        assertThat(push.at("/results/0/finding/blame").asString()).as(push.toString()).isEqualTo("source");
         // the fake made contexts on D only: never on E, P, G or F
         List<String> created = log("a").stream().filter(l -> l.startsWith("create ")).distinct().toList();
         assertThat(created).containsExactly("create " + d);
@@ -193,6 +196,9 @@ class ComputeModeIT {
             for (JsonNode r : report.get("results")) {
                 assertThat(r.get("verdict").asString()).isEqualTo("not_probed");
                 assertThat(r.get("finding").get("code").asString()).isEqualTo(target.getValue());
+                // a's GPU refused: the target of b's push, the source of its pull (a preflight blames that side)
+                assertThat(r.get("finding").get("blame").asString()).as(r.toString())
+                        .isEqualTo(r.get("direction").asString().equals("push") ? "target" : "source");
             }
             JsonNode pair = pair(b, uuid(b, 0), uuid(a, gpu));
             assertThat(pair.path("state").asString()).as(String.valueOf(pair)).isEqualTo("not_probed");
