@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# session 2026-12-07 w, call 3 (the bundle of 60eb89c, the session's final code: call 1's, plus the driver pool's
+# session 2026-12-07 w, call 3 (the bundle of the session's last code: call 1's, plus the driver pool's
 # queue handing a task offered while the announced worker wakes to that worker): session r's call3.sh as it is (the
 # goals, the guarantees to jobs and deadlines, the 72-GPU domains run with subset 16), then gpu/hotpath.sh twice more.
 set -u
