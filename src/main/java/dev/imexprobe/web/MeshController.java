@@ -264,7 +264,8 @@ public class MeshController {
             return switch (p.state()) {
                 case OK -> "ok";
                 case UNKNOWN -> "…";
-                // the reason where it is the GPU's (compute mode, MIG, no fabric memory), not the domain the section already says
+                // the reason where it is the GPU's (compute mode, MIG, no fabric memory), not the domain the section
+                // already says
                 case NOT_PROBED -> p.finding() != null && !p.finding().is(dev.imexprobe.finding.FindingCode.DIFFERENT_IMEX_DOMAIN)
                         ? "not probed " + p.finding().code() : "not probed";
                 case FAILED -> (p.cuResult() != null ? p.cuResult() + " " : "")

@@ -69,7 +69,8 @@ class MainTest {
                     .isEqualTo(commands.get(command).apply(pairs.toArray(String[]::new)));
             args.add(random.nextBoolean() ? 0 : args.size(), name + "=" + value);
             assertThatThrownBy(() -> commands.get(command).apply(args.toArray(String[]::new)))
-                    .as("%s %s", command, args).isInstanceOf(IllegalArgumentException.class).hasMessage(name + " is given twice; give it once");
+                    .as("%s %s", command, args).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage(name + " is given twice; give it once");
         }
     }
 

@@ -162,7 +162,8 @@ class LadderOnFakeMachineIT {
             }
         }
         // the one-GPU rungs run on the exporter's GPU 0; the two-GPU rungs need both
-        assertThat(r.cell(Rung.ONE_PROCESS, HandleType.FABRIC).status()).isEqualTo(none == 0 ? Status.SKIPPED : Status.PASS);
+        assertThat(r.cell(Rung.ONE_PROCESS, HandleType.FABRIC).status())
+                .isEqualTo(none == 0 ? Status.SKIPPED : Status.PASS);
         assertThat(r.cell(Rung.TWO_GPUS, HandleType.FABRIC).reason()).isEqualTo(reason);
         assertThat(r.cell(Rung.TWO_GPUS, HandleType.POSIX_FD).status()).isEqualTo(Status.PASS);
         assertThat(r.findings().getFirst().code()).isEqualTo("FABRIC_UNSUPPORTED");
