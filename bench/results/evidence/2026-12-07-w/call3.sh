@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # session 2026-12-07 w, call 3 (the bundle of the session's last code: call 1's, plus the driver pool's queue handing
 # a task offered while the announced worker wakes to that worker, and a not_probed pair's blame on the refusing GPU's
-# side). Lean, for a short device budget: gpu/hotpath.sh three times (the goals; the pool's hand-offs are on this
+# side). Lean, for a short device budget: gpu/hotpath.sh twice (the goals; the pool's hand-offs are on this
 # path), then the guarantees to jobs and deadlines (session o's call2.sh: a mute peer, hung driver calls holding
 # the pool's threads, no context between rounds, 2,000 hostile handles, compute mode and MIG).
 set -u
@@ -9,7 +9,7 @@ W=/tmp/w-w3-$$; rm -rf $W; mkdir -p $W
 D=/dev/nvidia-caps-imex-channels; mkdir -p $D; MAJ=$(awk '$2=="nvidia-caps-imex-channels"{print $1}' /proc/devices); [ -e $D/channel0 ] || mknod -m 666 $D/channel0 c $MAJ 0
 export J NCCL_NVLS_ENABLE=0 CUDA_DEVICE_MAX_CONNECTIONS=1 MALLOC_ARENA_MAX=2
 { date -u; cat .gpu-bundle/COMMIT; nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv,noheader; nproc; lscpu | grep -E "Model name" | head -1; } | tee $OUT/call3-host.txt
-for r in 1 2 3; do
+for r in 1 2; do
   S=$(date +%s); OUT=$W/g$r COUNT=1000 OLD_CLASSES=/none timeout 120 bash gpu/hotpath.sh > $W/g$r.out 2>&1
   echo "hotpath run $r: exit $? in $(( $(date +%s) - S )) s"; cp $W/g$r/hotpath.log $OUT/call3-run$r-goals.log
   grep -E "Python peer|C driver floor|HTTP floor  |goal 1:|goal 2|^/probe push" $W/g$r/hotpath.log | sed 's/, p90 [0-9.]* ms//' | cut -c1-170
