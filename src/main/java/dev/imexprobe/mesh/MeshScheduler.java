@@ -421,9 +421,13 @@ public final class MeshScheduler implements AutoCloseable {
         }
     }
 
-    /** Why no context is made for the pair (compute mode, MIG or no fabric memory on either GPU), or null. */
+    /**
+     * Why no context is made for the pair (compute mode, MIG or no fabric memory on either GPU), blaming that GPU's
+     * side (the mesh pushes: local is the source), or null.
+     */
     private static Finding noContext(GpuSelector.Gpu local, GpuSelector.Gpu remote) {
-        return local.notProbed() != null ? ContextGuard.of(local) : ContextGuard.of(remote);
+        return ContextGuard.inPair(local.notProbed() != null ? ContextGuard.of(local) : ContextGuard.of(remote),
+                local.uuid(), remote.uuid());
     }
 
     /**

@@ -1,11 +1,11 @@
 package dev.imexprobe.peer;
 
 import dev.imexprobe.cuda.GpuDevice;
-import dev.imexprobe.finding.Blame;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.peer.Prober.Peer;
 import dev.imexprobe.peer.Prober.Request;
+import dev.imexprobe.probe.ContextGuard;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.GpuSelector;
 import dev.imexprobe.probe.ImexDomain;
@@ -87,22 +87,12 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
 
     /**
      * A pair on which nothing ran: a GPU of it takes no context (compute mode, MIG, no fabric memory). Never a
-     * failure. The finding is the refusing GPU's node's ("local"); in the pair it names that GPU's side, so a
-     * preflight that cannot pass blames the instance whose GPU refused, whichever way the pair runs.
+     * failure; the finding blames the refusing GPU's side ({@link ContextGuard#inPair}).
      */
     static PairResult notProbed(Direction direction, String sourceNode, GpuSelector.Gpu source, String targetNode,
                                 GpuSelector.Gpu target, List<StageResult> stages, Finding why, long start) {
-        Finding inPair = why;
-        if (why != null && why.blame() == Blame.LOCAL && why.evidence() != null) {
-            Object uuid = why.evidence().get("uuid");
-            if (source.uuid() != null && source.uuid().equals(uuid)) {
-                inPair = why.withBlame(Blame.SOURCE, null);
-            } else if (target.uuid() != null && target.uuid().equals(uuid)) {
-                inPair = why.withBlame(Blame.TARGET, null);
-            }
-        }
         return new PairResult(direction, sourceNode, source.uuid(), targetNode, target.uuid(), Verdict.NOT_PROBED,
-                seconds(start), inPair, stages, null);
+                seconds(start), ContextGuard.inPair(why, source.uuid(), target.uuid()), stages, null);
     }
 
     /** A failure between GPUs of different IMEX domains is what they are: apart by design, not broken. */

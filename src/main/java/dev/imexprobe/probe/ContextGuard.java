@@ -1,5 +1,6 @@
 package dev.imexprobe.probe;
 
+import dev.imexprobe.finding.Blame;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
 
@@ -23,6 +24,20 @@ public interface ContextGuard {
     static List<StageResult> skipped(List<Stage> stages, Finding why) {
         String detail = "not run: no context is created on this GPU (" + why.code() + ")";
         return stages.stream().map(s -> StageResult.skipped(s, detail)).toList();
+    }
+
+    /**
+     * A GPU's refusal ({@link #of}, "local" on its node) as a pair reports it: blaming the side of the GPU it names,
+     * source or target, so a preflight that cannot pass blames the instance whose GPU refused, whichever way the pair
+     * runs. Any other finding comes back as it is.
+     */
+    static Finding inPair(Finding why, String sourceGpu, String targetGpu) {
+        if (why == null || why.blame() != Blame.LOCAL || why.evidence() == null || why.evidence().get("uuid") == null) {
+            return why;
+        }
+        Object uuid = why.evidence().get("uuid");
+        return uuid.equals(sourceGpu) ? why.withBlame(Blame.SOURCE, null)
+                : uuid.equals(targetGpu) ? why.withBlame(Blame.TARGET, null) : why;
     }
 
     /**

@@ -175,6 +175,8 @@ class ComputeModeIT {
             assertThat(pair).as("pair from GPU " + w.getKey()).isNotNull();
             assertThat(pair.path("state").asString()).as(pair.toString()).isEqualTo("not_probed");
             assertThat(pair.path("finding").path("code").asString()).isEqualTo(w.getValue());
+            // the mesh's round and an on-demand probe name the same side: the refusing GPU is the exporter
+            assertThat(pair.path("finding").path("blame").asString()).as(pair.toString()).isEqualTo("source");
         }
         // on demand, a's refused GPU is the exporter of a push: the pair's finding blames the source
         JsonNode push = a.get("/probe?target=" + b.hostPort() + "&gpu=" + f + "&direction=push").json();
