@@ -426,8 +426,7 @@ public final class MeshScheduler implements AutoCloseable {
      * side (the mesh pushes: local is the source), or null.
      */
     private static Finding noContext(GpuSelector.Gpu local, GpuSelector.Gpu remote) {
-        return ContextGuard.inPair(local.notProbed() != null ? ContextGuard.of(local) : ContextGuard.of(remote),
-                local.uuid(), remote.uuid());
+        return ContextGuard.inPair(Prober.noContext(local, remote), local.uuid(), remote.uuid());
     }
 
     /**

@@ -59,9 +59,11 @@ final class PeerAnswers {
             return missing;
         }
         boolean exported = r.verdict() == Verdict.PASS && r.handle() != null;
-        // A refusal must say which stage failed, a success must carry the handle: else nothing can be judged.
-        return exported || StageEngine.firstFailure(r.stages()) != null ? null
-                : "the exporter's answer has neither a handle nor a failed stage";
+        // A failure must say which stage failed, a success must carry the handle, a GPU that takes no context must
+        // say why: else nothing can be judged.
+        return exported || StageEngine.firstFailure(r.stages()) != null
+                || r.verdict() == Verdict.NOT_PROBED && r.finding() != null ? null
+                : "the exporter's answer has neither a handle, nor a failed stage, nor why its GPU was not probed";
     }
 
     /** Why these stages cannot be trusted, or null when every stage has a name and a status and none is missing. */

@@ -144,7 +144,7 @@ public final class Prober {
         List<PairResult> results = new ArrayList<>();
         for (GpuSelector.Gpu m : mine) {
             for (GpuSelector.Gpu t : theirs) {
-                Finding noContext = m.notProbed() != null ? ContextGuard.of(m) : ContextGuard.of(t);
+                Finding noContext = noContext(m, t);
                 if (noContext != null) {
                     // compute mode or MIG: no context on that GPU, so nothing runs; the answer says why
                     for (Direction d : List.of(Direction.PUSH, Direction.PULL)) {
@@ -205,12 +205,29 @@ public final class Prober {
                         "detail", why)), stitch.list(), null);
     }
 
-    /** Probes one pair one way (the mesh's unit of work). */
+    /**
+     * Probes one pair one way (the mesh's and the preflight's unit of work). A pair with a GPU that takes no context
+     * is not probed: nothing is asked of the peer.
+     */
     public PairResult probePair(Peer peer, GpuSelector.Gpu local, GpuSelector.Gpu remote, Direction direction,
                                 Long sizeBytes, boolean writeback) {
+        Finding why = noContext(local, remote);
+        if (why != null) {
+            boolean pushing = direction == Direction.PUSH;
+            return Exchange.notProbed(direction, pushing ? self.node() : peer.node(), pushing ? local : remote,
+                    pushing ? peer.node() : self.node(), pushing ? remote : local, List.of(), why, System.nanoTime());
+        }
         Request r = new Request(peer.target(), EnumSet.of(direction), null, null, sizeBytes, writeback, false);
         Confirmation unused = new Confirmation();
         return (direction == Direction.PUSH ? push : pull).run(peer, local, remote, r, unused);
+    }
+
+    /**
+     * Why no context may be made for a pair of this agent's GPU and the peer's (compute mode, MIG, no fabric memory:
+     * each agent's /v1/node names its own), the local GPU's reason first; null when both may be probed.
+     */
+    public static Finding noContext(GpuSelector.Gpu local, GpuSelector.Gpu remote) {
+        return local.notProbed() != null ? ContextGuard.of(local) : ContextGuard.of(remote);
     }
 
     /** Asks a peer who it is (GET /v1/node). */

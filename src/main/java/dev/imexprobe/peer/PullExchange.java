@@ -39,6 +39,12 @@ final class PullExchange extends Exchange {
     PairResult run(Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs, Request request,
                    Confirmation confirmation) {
         long start = System.nanoTime();
+        Finding refused = importer.refusal(mine.index());
+        if (refused != null) {
+            // this agent takes no context on its GPU: asking the peer to export would make memory for nothing, and
+            // an import that runs no stage must not read as a pass
+            return notProbed(Direction.PULL, peer.node(), theirs, self.node(), mine, List.of(), refused, start);
+        }
         Debug debug = new Debug(request.debug());
         long size = sizeFor(request, mine.index());
         long seed = Seeds.next();

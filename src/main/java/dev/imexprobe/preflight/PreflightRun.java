@@ -137,7 +137,7 @@ public final class PreflightRun {
     /** Every local GPU imports from every GPU of every other instance, one thread per instance. */
     private List<PreflightPair> importFromEveryone(java.util.Collection<Found> peers) {
         List<GpuSelector.Gpu> local = node.gpus().stream().map(g -> new GpuSelector.Gpu(g.index(), g.uuid(),
-                g.imexDomain())).toList();
+                g.imexDomain(), g.notProbed())).toList();
         String selfId = state.self().id();
         List<PreflightPair> pairs = Collections.synchronizedList(new ArrayList<>());
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {

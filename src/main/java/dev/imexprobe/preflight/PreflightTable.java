@@ -3,6 +3,7 @@ package dev.imexprobe.preflight;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.StageResult;
+import dev.imexprobe.probe.Verdict;
 
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
@@ -18,10 +19,11 @@ final class PreflightTable {
     static void print(PrintStream out, PreflightReport r) {
         Map<String, Instance> byId = new LinkedHashMap<>();
         r.instances().forEach(i -> byId.put(i.id(), i));
-        long failed = r.pairs().stream().filter(p -> !p.passed()).count();
-        out.printf("imexprobe preflight: %s - %d of %d instances, %d pairs (exporter -> importer), %d passed, %d failed%n",
+        long failed = r.pairs().stream().filter(PreflightVerdict::failed).count();
+        long unprobed = r.pairs().stream().filter(p -> !p.passed() && !PreflightVerdict.failed(p)).count();
+        out.printf("imexprobe preflight: %s - %d of %d instances, %d pairs (exporter -> importer), %d passed, %d failed%s%n",
                 r.result().toUpperCase(java.util.Locale.ROOT), r.instances().size(), r.expected(), r.pairs().size(),
-                r.pairs().size() - failed, failed);
+                r.pairs().size() - failed - unprobed, failed, unprobed > 0 ? ", " + unprobed + " not probed" : "");
         out.println();
         out.println("instances");
         for (int k = 0; k < r.instances().size(); k++) {
@@ -73,17 +75,21 @@ final class PreflightTable {
         if (r.passed()) {
             return String.format("pass  %s  %.0f ms", who, r.durationSeconds() * 1000);
         }
+        Finding f = r.finding();
+        String blamed = name(byId, PreflightVerdict.blamedId(p));
+        String why = f != null ? "  " + f.code() + ", blame " + blamed : "";
+        if (r.verdict() == Verdict.NOT_PROBED) {
+            return "NOT PROBED  " + who + why;
+        }
         StageResult s = r.firstFailure();
         String stage = s == null ? "?" : s.name().label() + " " + s.status().label()
                 + (s.cuResultName() != null ? " " + s.cuResultName() + " (" + s.cuResult() + ")" : "");
-        Finding f = r.finding();
-        String blamed = name(byId, PreflightVerdict.blamedId(p));
-        return "FAIL  " + who + "  " + stage + (f != null ? "  " + f.code() + ", blame " + blamed : "");
+        return "FAIL  " + who + "  " + stage + why;
     }
 
     private static void printMatrix(PrintStream out, PreflightReport r, Map<String, Instance> byId) {
         List<Instance> inst = r.instances();
-        out.println("matrix (row exports, column imports; ok, or the first failing CUresult)");
+        out.println("matrix (row exports, column imports; ok, n/p when not probed, or the first failing CUresult)");
         StringBuilder head = new StringBuilder("       ");
         for (int k = 0; k < inst.size(); k++) {
             head.append(String.format("%-8s", letter(k)));
@@ -108,12 +114,12 @@ final class PreflightTable {
             return "?";
         }
         for (PreflightPair p : these) {
-            if (!p.passed()) {
+            if (p.result().verdict() == Verdict.FAIL) {
                 StageResult s = p.result().firstFailure();
                 return s != null && s.cuResult() != null ? Integer.toString(s.cuResult()) : "FAIL";
             }
         }
-        return "ok";
+        return these.stream().allMatch(PreflightPair::passed) ? "ok" : "n/p";
     }
 
     private static String letter(int k) {

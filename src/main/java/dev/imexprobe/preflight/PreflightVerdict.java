@@ -3,6 +3,9 @@ package dev.imexprobe.preflight;
 import dev.imexprobe.finding.Blame;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
+import dev.imexprobe.finding.Severity;
+import dev.imexprobe.probe.PairResult;
+import dev.imexprobe.probe.Verdict;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -13,8 +16,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Sums a preflight up: the exit code, the verdict, each failing pair's finding against the instance it blames,
- * and the next step. Pure: the same pairs give the same answer on every instance.
+ * Sums a preflight up: the exit code, the verdict, each failing or unprobed pair's finding against the instance it
+ * blames, and the next step. Pure: the same pairs give the same answer on every instance.
  */
 public final class PreflightVerdict {
 
@@ -38,18 +41,33 @@ public final class PreflightVerdict {
                 .thenComparing(p -> name(instances, p.importer()))
                 .thenComparing(p -> String.valueOf(p.result().sourceGpu()))
                 .thenComparing(p -> String.valueOf(p.result().targetGpu()))).toList();
-        List<PreflightPair> failed = sorted.stream().filter(p -> !p.passed()).toList();
-        if (failed.isEmpty()) {
+        List<PreflightPair> failed = sorted.stream().filter(PreflightVerdict::failed).toList();
+        List<PreflightPair> unprobed = sorted.stream().filter(p -> !p.passed() && !failed(p)).toList();
+        if (failed.isEmpty() && unprobed.isEmpty()) {
             boolean complete = missingResults.isEmpty();
             return new PreflightReport(complete ? "pass" : "unknown",
                     complete ? PreflightReport.PASS : PreflightReport.UNKNOWN, expected, list, sorted, null,
-                    List.of(), complete ? List.of() : List.of("the pairs of " + String.join(", ", missingResults)
-                    + " never arrived: look at their own output (kubectl logs <pod> -c preflight)"),
-                    missingResults, seconds);
+                    List.of(), complete ? List.of() : List.of(missing(missingResults)), missingResults, seconds);
         }
-        List<PreflightReport.Blamed> blamed = blame(instances, failed);
+        List<PreflightReport.Blamed> blamed = new ArrayList<>(blame(instances, failed));
+        blamed.addAll(blame(instances, unprobed));
         Finding verdict;
         List<String> next = new ArrayList<>();
+        if (failed.isEmpty()) {
+            // Nothing failed, but a GPU took no context (compute mode, MIG): whether the job's imports work there
+            // is not known, which is exit 2, not a failure.
+            verdict = blamed.getFirst().finding();
+            next.add("Start with " + blamed.getFirst().instance() + " (node " + blamed.getFirst().node() + "): "
+                    + verdict.remedy());
+            next.add(unprobed.size() + " pair(s) were not probed, so the preflight cannot tell whether the job's "
+                    + "imports work there" + (sorted.size() > unprobed.size() ? "; the other "
+                    + (sorted.size() - unprobed.size()) + " passed" : ""));
+            if (!missingResults.isEmpty()) {
+                next.add(missing(missingResults));
+            }
+            return new PreflightReport("unknown", PreflightReport.UNKNOWN, expected, list, sorted, verdict, blamed,
+                    next, missingResults, seconds);
+        }
         if (failed.stream().allMatch(p -> p.result().finding() != null
                 && p.result().finding().is(FindingCode.SAME_NODE_EXPORTER_GPU_HIDDEN))) {
             // The seed's pattern: same-node pairs fail (the exporter's GPU hidden), whatever crosses nodes passes.
@@ -71,6 +89,22 @@ public final class PreflightVerdict {
         }
         return new PreflightReport("fail", PreflightReport.FAIL, expected, list, sorted, verdict, blamed,
                 next, missingResults, seconds);
+    }
+
+    /**
+     * Whether a pair counts as failed: it ran and failed, or it was not probed because a GPU of it cannot make fabric
+     * memory at all (an error finding: the job's imports there cannot work either). A pair not probed for a GPU's
+     * compute mode or MIG is neither passed nor failed: the preflight could not tell.
+     */
+    static boolean failed(PreflightPair p) {
+        PairResult r = p.result();
+        return r.verdict() == Verdict.FAIL || r.verdict() == Verdict.NOT_PROBED
+                && r.finding() != null && r.finding().severity() == Severity.ERROR;
+    }
+
+    private static String missing(List<String> missingResults) {
+        return "the pairs of " + String.join(", ", missingResults)
+                + " never arrived: look at their own output (kubectl logs <pod> -c preflight)";
     }
 
     /** The ladder on the node where same-node imports fail: the one step that tells which isolation breaks them. */

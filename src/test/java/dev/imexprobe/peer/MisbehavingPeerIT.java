@@ -213,7 +213,7 @@ class MisbehavingPeerIT {
                     aRealNode();
                     stub(post(exports), aResponse().withStatus(201).withHeader("Content-Type", "application/json")
                             .withBody(exportReply(validHandle()).replace("\"handle\":\"" + validHandle() + "\",", "")));
-                }, "failed", "the exporter's answer has neither a handle nor a failed stage", "PEER_ERROR"),
+                }, "failed", "the exporter's answer has neither a handle, nor a failed stage, nor why its GPU was not probed", "PEER_ERROR"),
                 new Misbehaviour("export slower than the peer deadline", "pull", p -> {
                     aRealNode();
                     stub(post(exports), okJson(exportReply(validHandle())).withFixedDelay(Integer.parseInt(SLOW_MS)));

@@ -196,7 +196,9 @@ class PreflightIT {
 
     private static void assertNothingLeft(Path sharedState) {
         try (var files = Files.list(sharedState)) {
-            assertThat(files.toList()).as("allocations outliving the preflight").isEmpty();
+            // not the fake's EXCLUSIVE_PROCESS lock files (exclusive-*): they stay, unlocked, after their owner exits
+            assertThat(files.filter(p -> !p.getFileName().toString().startsWith("exclusive-")).toList())
+                    .as("allocations outliving the preflight").isEmpty();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -312,6 +314,41 @@ class PreflightIT {
             }
             assertThat(o.report().path("verdict").path("code").asString())
                     .isIn("CREATE_NOT_PERMITTED", "IMPORT_NOT_PERMITTED");
+        }
+        assertNothingLeft();
+    }
+
+    /**
+     * The job's GPUs in EXCLUSIVE_PROCESS: a preflight runs before the job, so it takes their one context by default
+     * (a0's GPU); an instance told not to (b0, IMEXPROBE_DRIVER_PROBEEXCLUSIVEPROCESS=false) probes none of its pairs,
+     * and every instance says it could not tell (exit 2), blaming b0, rather than that a pair failed.
+     */
+    @Test
+    void exclusiveProcessGpusAreTheJobsOwnAndProbedUnlessTurnedOffThenCouldNotTell() throws Exception {
+        FakeMachine a = nodeA().config("gpu.0.compute_mode", "3");
+        FakeMachine b = nodeB().config("gpu.0.compute_mode", "3");
+        Spec b0 = spec("b0", b, "0", "node-b");
+        b0.env().put("IMEXPROBE_DRIVER_PROBEEXCLUSIVEPROCESS", "false");
+        List<Outcome> outcomes = run(3, DEADLINE, List.of(spec("a0", a, "0", "node-a"), spec("a1", a, "1", "node-a"),
+                b0), List.of());
+        String blamed = outcomes.stream().filter(o -> o.name().equals("b0")).findFirst().orElseThrow().instanceName();
+        for (Outcome o : outcomes) {
+            assertThat(o.exitCode()).as("%s: %s", o.name(), o.report()).isEqualTo(2);
+            assertThat(o.report().path("result").asString()).isEqualTo("unknown");
+            assertThat(o.report().path("verdict").path("code").asString()).isEqualTo("COMPUTE_MODE_EXCLUSIVE_PROCESS");
+            JsonNode findings = o.report().path("findings");
+            assertThat(findings).hasSize(1);
+            assertThat(findings.get(0).path("instance").asString()).isEqualTo(blamed);
+            assertThat(findings.get(0).path("pairs").asInt()).as("b0's four pairs, as exporter and as importer")
+                    .isEqualTo(4);
+            List<JsonNode> pairs = pairs(o.report());
+            assertThat(pairs).hasSize(6);
+            for (JsonNode p : pairs) {
+                boolean involvesB = p.path("result").path("sourceNode").asString().equals("node-b")
+                        || p.path("result").path("targetNode").asString().equals("node-b");
+                assertThat(p.path("result").path("verdict").asString()).as("%s", p)
+                        .isEqualTo(involvesB ? "not_probed" : "pass");
+            }
         }
         assertNothingLeft();
     }

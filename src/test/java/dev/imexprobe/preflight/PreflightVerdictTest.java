@@ -7,6 +7,8 @@ import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.Stage;
+import dev.imexprobe.probe.StageResult;
+import dev.imexprobe.probe.Verdict;
 import dev.imexprobe.testing.ProbeResults;
 
 import org.junit.jupiter.api.Test;
@@ -172,6 +174,89 @@ class PreflightVerdictTest {
         assertThat(text).containsPattern("\\n  A +- +801 +ok\\n  B +801 +- +ok\\n  C +ok +ok +-\\n");
         assertThat(text).contains("verdict [error] SAME_NODE_EXPORTER_GPU_HIDDEN").contains("next: Next on node node-a")
                 .endsWith("exit 1 (a pair failed) after 3.2 s" + System.lineSeparator());
+    }
+
+    /**
+     * exporter → importer with nothing run: {@code refusing}'s GPU takes no context, for {@code why}; the finding
+     * blames that GPU's side, as the exchange names it (ContextGuard.inPair).
+     */
+    static PreflightPair notProbed(Instance exporter, Instance importer, Instance refusing, FindingCode why) {
+        String gpu = refusing.gpus().getFirst();
+        Map<String, Object> evidence = new LinkedHashMap<>();
+        evidence.put("gpu", 0);
+        evidence.put("uuid", gpu);
+        Finding f = why.finding(evidence).withBlame(refusing == exporter ? Blame.SOURCE : Blame.TARGET, null);
+        List<StageResult> stages = new ArrayList<>();
+        for (Stage s : Stage.values()) {
+            stages.add(StageResult.skipped(s, "not run: " + why.name()));
+        }
+        return new PreflightPair(exporter.id(), importer.id(), new PairResult(Direction.PULL, exporter.node(),
+                exporter.gpus().getFirst(), importer.node(), importer.gpus().getFirst(), Verdict.NOT_PROBED, 0.001, f,
+                stages, null));
+    }
+
+    @Test
+    void pairsNotProbedForAGpusComputeModeOrMigAreCouldNotTellBlamingThatInstance() {
+        Random random = new Random();
+        for (int round = 0; round < 50; round++) {
+            Instance refusing = List.copyOf(ALL.values()).get(random.nextInt(ALL.size()));
+            FindingCode why = random.nextBoolean() ? FindingCode.COMPUTE_MODE_EXCLUSIVE_PROCESS
+                    : random.nextBoolean() ? FindingCode.COMPUTE_MODE_PROHIBITED : FindingCode.MIG_ENABLED;
+            List<PreflightPair> pairs = allToAll((e, i) -> e == refusing || i == refusing
+                    ? notProbed(e, i, refusing, why) : pair(e, i, null, 0));
+
+            PreflightReport r = PreflightVerdict.judge(3, A0.id(), ALL, pairs, List.of(), 1.0);
+
+            assertThat(r.exitCode()).as("%s on %s", why, refusing.name()).isEqualTo(2);
+            assertThat(r.result()).isEqualTo("unknown");
+            assertThat(r.verdict().code()).isEqualTo(why.name());
+            assertThat(r.findings()).hasSize(1);
+            assertThat(r.findings().getFirst().instance()).as("exporter and importer alike").isEqualTo(refusing.name());
+            assertThat(r.findings().getFirst().pairs()).isEqualTo(4);
+            assertThat(r.nextSteps()).containsExactly("Start with " + refusing.name() + " (node " + refusing.node()
+                    + "): " + r.verdict().remedy(), "4 pair(s) were not probed, so the preflight cannot tell whether "
+                    + "the job's imports work there; the other 2 passed");
+        }
+    }
+
+    @Test
+    void pairsNotProbedBecauseAGpuCannotMakeFabricMemoryFail() {
+        for (FindingCode why : List.of(FindingCode.FABRIC_UNSUPPORTED, FindingCode.VMM_UNSUPPORTED)) {
+            List<PreflightPair> pairs = allToAll((e, i) -> e == A1 || i == A1 ? notProbed(e, i, A1, why)
+                    : pair(e, i, null, 0));
+
+            PreflightReport r = PreflightVerdict.judge(3, B0.id(), ALL, pairs, List.of(), 1.0);
+
+            assertThat(r.exitCode()).as("%s", why).isEqualTo(1);
+            assertThat(r.verdict().code()).isEqualTo(why.name());
+            assertThat(r.findings()).singleElement().satisfies(b -> {
+                assertThat(b.instance()).isEqualTo("job-1:8080");
+                assertThat(b.pairs()).isEqualTo(4);
+            });
+        }
+    }
+
+    @Test
+    void aFailingPairDecidesTheVerdictBeforeLargerGroupsNotProbed() {
+        // B0 is EXCLUSIVE_PROCESS without the opt-in (four pairs not probed); A0 -> A1 fails at import (one pair).
+        List<PreflightPair> pairs = allToAll((e, i) -> e == B0 || i == B0
+                ? notProbed(e, i, B0, FindingCode.COMPUTE_MODE_EXCLUSIVE_PROCESS)
+                : e == A0 ? pair(e, i, Stage.IMPORT, 801) : pair(e, i, null, 0));
+
+        PreflightReport r = PreflightVerdict.judge(3, A0.id(), ALL, pairs, List.of(), 2.0);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PreflightTable.print(new PrintStream(bytes, true, StandardCharsets.UTF_8), r);
+        String text = bytes.toString(StandardCharsets.UTF_8);
+
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.verdict().code()).isEqualTo("SAME_NODE_EXPORTER_GPU_HIDDEN");
+        assertThat(r.findings()).extracting(b -> b.finding().code() + " " + b.instance() + " " + b.pairs())
+                .containsExactly("SAME_NODE_EXPORTER_GPU_HIDDEN job-1:8080 1", "COMPUTE_MODE_EXCLUSIVE_PROCESS job-2:8080 4");
+        assertThat(text).startsWith("imexprobe preflight: FAIL - 3 of 3 instances, 6 pairs (exporter -> importer), "
+                + "1 passed, 1 failed, 4 not probed");
+        assertThat(text).contains("NOT PROBED  job-2:8080 GPU-b0 -> job-0:8080 GPU-a0  COMPUTE_MODE_EXCLUSIVE_PROCESS, "
+                + "blame job-2:8080");
+        assertThat(text).containsPattern("\\n  A +- +801 +n/p\\n  B +ok +- +n/p\\n  C +n/p +n/p +-\\n");
     }
 
     @Test
