@@ -154,8 +154,14 @@ static const char *apply_config(const char *key, const char *value, int status_s
     int consumed = 0;
     if (sscanf(key, "gpu.%d.%n", &index, &consumed) == 1 && consumed > 0 &&
         (strcmp(key + consumed, "compute_mode") == 0 || strcmp(key + consumed, "mig") == 0 ||
-         strcmp(key + consumed, "handle_type_fabric") == 0)) {
+         strcmp(key + consumed, "handle_type_fabric") == 0 || strcmp(key + consumed, "memory_used_mib") == 0)) {
         if (index < 0 || index >= FAKE_MAX_GPUS) return "GPU index must be 0..63";
+        if (strcmp(key + consumed, "memory_used_mib") == 0) {
+            if (parse_number(value, 0, FAKE_TOTAL_MEMORY_MIB, &v) != 0)
+                return "memory_used_mib must be 0..143771 (the H200's total)";
+            config.memory_used_mib[index] = (unsigned long long)v;
+            return NULL;
+        }
         if (strcmp(key + consumed, "handle_type_fabric") == 0) {
             if (parse_number(value, 0, 1, &v) != 0) return "handle_type_fabric must be 0 (unsupported) or 1 (default)";
             config.no_fabric_handles[index] = v == 0;

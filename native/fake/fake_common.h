@@ -14,6 +14,7 @@
 #define FAKE_MAX_CHANNEL 2047    /* ImexChannelCount: 2048 on the measured host */
 #define FAKE_HOST_MAX 128        /* host id bytes, NUL included */
 #define FAKE_UUID_STRING_LEN 41  /* "GPU-" + 36 + NUL, as NVML prints it */
+#define FAKE_TOTAL_MEMORY_MIB 143771ULL /* an H200's memory, as cuMemGetInfo and NVML report its total */
 
 /* NVML fabric info of one physical GPU, as FAKECUDA_CONFIG sets it (default: NOT_SUPPORTED, measured). */
 struct fake_fabric {
@@ -33,6 +34,7 @@ struct fake_config {
     int compute_mode[FAKE_MAX_GPUS];          /* nvmlComputeMode_t by physical index: 0, 2 or 3 (default 0) */
     int mig[FAKE_MAX_GPUS];                   /* MIG mode by physical index: 0 off (default), 1 on */
     int no_fabric_handles[FAKE_MAX_GPUS];     /* gpu.N.handle_type_fabric=0: 1 when the GPU cannot export FABRIC */
+    unsigned long long memory_used_mib[FAKE_MAX_GPUS]; /* gpu.N.memory_used_mib: memory others (a job) hold there */
     char channel_dir[4096];
     char state_dir[4096];
     char dev_dir[4096];                       /* "" when FAKECUDA_DEV_DIR is unset: every GPU present */

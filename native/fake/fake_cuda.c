@@ -39,7 +39,7 @@ const char fake_library[] = "libcuda";
 
 #define MIB (1024ULL * 1024ULL)
 #define GRANULARITY (2 * MIB)          /* minimum and recommended, measured on the H200 */
-#define TOTAL_MEMORY (143771ULL * MIB) /* H200 cuMemGetInfo total */
+#define TOTAL_MEMORY (FAKE_TOTAL_MEMORY_MIB * MIB) /* H200 cuMemGetInfo total */
 #define DRIVER_VERSION 13000           /* CUDA 13.0, driver 580.159.04 */
 
 /* Event flags and cuGetProcAddress flags from cuda.h that cuda_abi.h does not carry. */

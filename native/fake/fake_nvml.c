@@ -201,6 +201,17 @@ ENTRY(nvmlDeviceGetComputeMode, (nvmlDevice_t device, nvmlComputeMode_t *mode), 
     return NVML_SUCCESS;
 }
 
+/* FAKECUDA_CONFIG gpu.N.memory_used_mib (default 0): the memory other processes (a job) hold on the GPU, as
+ * nvidia-smi shows it. A model: this process's own contexts and allocations are not counted. */
+ENTRY(nvmlDeviceGetMemoryInfo, (nvmlDevice_t device, nvmlMemory_t *memory), (device, memory)) {
+    const struct nvmlDevice_st *d = device_of(device);
+    if (!d || !memory) return NVML_ERROR_INVALID_ARGUMENT;
+    memory->total = FAKE_TOTAL_MEMORY_MIB << 20;
+    memory->used = fake_config()->memory_used_mib[d->physical] << 20;
+    memory->free = memory->total - memory->used;
+    return NVML_SUCCESS;
+}
+
 /* FAKECUDA_CONFIG gpu.N.mig (default 0): current and pending alike (no change is ever pending here). */
 ENTRY(nvmlDeviceGetMigMode, (nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode),
       (device, currentMode, pendingMode)) {

@@ -69,6 +69,7 @@
     X(nvmlDeviceGetGpuFabricInfoV, OPTIONAL)              \
     X(nvmlDeviceGetGpuFabricInfo, OPTIONAL)               \
     X(nvmlDeviceGetComputeMode, OPTIONAL)                 \
-    X(nvmlDeviceGetMigMode, OPTIONAL)
+    X(nvmlDeviceGetMigMode, OPTIONAL)                     \
+    X(nvmlDeviceGetMemoryInfo, OPTIONAL)
 
 #endif

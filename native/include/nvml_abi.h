@@ -35,6 +35,13 @@ typedef struct nvmlDevice_st *nvmlDevice_t;
 
 typedef unsigned char nvmlGpuFabricState_t;
 
+/* nvmlMemory_t (nvml.h, nvmlDeviceGetMemoryInfo): bytes; asked without a CUDA context. */
+typedef struct nvmlMemory_st {
+    unsigned long long total;
+    unsigned long long free;
+    unsigned long long used;
+} nvmlMemory_t;
+
 /* nvmlComputeMode_t (an enum in nvml.h): who may hold a context on the GPU. Policy lives in Java. */
 typedef int nvmlComputeMode_t;
 #define NVML_COMPUTEMODE_DEFAULT 0
@@ -92,6 +99,7 @@ typedef nvmlReturn_t (*PFN_nvmlDeviceGetUUID)(nvmlDevice_t device, char *uuid, u
 typedef nvmlReturn_t (*PFN_nvmlDeviceGetGpuFabricInfoV)(nvmlDevice_t device, nvmlGpuFabricInfo_v3_t *info);
 typedef nvmlReturn_t (*PFN_nvmlDeviceGetGpuFabricInfo)(nvmlDevice_t device, nvmlGpuFabricInfo_t *info);
 typedef nvmlReturn_t (*PFN_nvmlDeviceGetComputeMode)(nvmlDevice_t device, nvmlComputeMode_t *mode);
+typedef nvmlReturn_t (*PFN_nvmlDeviceGetMemoryInfo)(nvmlDevice_t device, nvmlMemory_t *memory);
 typedef nvmlReturn_t (*PFN_nvmlDeviceGetMigMode)(nvmlDevice_t device, unsigned int *currentMode,
                                                  unsigned int *pendingMode);
 

@@ -783,6 +783,20 @@ static jint nvml_device_get_mig_mode(JNIEnv *env, jclass cls, jlong handle, jint
     return rc;
 }
 
+/* out = {total, free, used} in bytes (no CUDA context needed). */
+static jint nvml_device_get_memory_info(JNIEnv *env, jclass cls, jlong handle, jlongArray out) {
+    if (!need_array(env, out, 3)) return -1;
+    NEED_NVML_OPTIONAL(nvmlDeviceGetMemoryInfo);
+    nvmlMemory_t memory = {0};
+    nvmlReturn_t rc = nvml.nvmlDeviceGetMemoryInfo((nvmlDevice_t)(uintptr_t)handle, &memory);
+    if (rc == NVML_SUCCESS) {
+        set_long(env, out, 0, (jlong)memory.total);
+        set_long(env, out, 1, (jlong)memory.free);
+        set_long(env, out, 2, (jlong)memory.used);
+    }
+    return rc;
+}
+
 static jstring nvml_error_string(JNIEnv *env, jclass cls, jint code) {
     if (!nvml.nvmlErrorString) return NULL;
     const char *text = nvml.nvmlErrorString(code);
@@ -799,6 +813,7 @@ static const JNINativeMethod nvml_methods[] = {
     {"deviceGetGpuFabricInfo", "(J[I[B)I", (void *)nvml_device_get_gpu_fabric_info},
     {"deviceGetComputeMode", "(J[I)I", (void *)nvml_device_get_compute_mode},
     {"deviceGetMigMode", "(J[I)I", (void *)nvml_device_get_mig_mode},
+    {"deviceGetMemoryInfo", "(J[J)I", (void *)nvml_device_get_memory_info},
     {"errorString", "(I)Ljava/lang/String;", (void *)nvml_error_string},
 };
 

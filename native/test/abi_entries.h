@@ -61,7 +61,8 @@
     O(nvmlGpuFabricInfo_v2_t, healthMask) O(nvmlGpuFabricInfo_t, state)   \
     V(NVML_COMPUTEMODE_DEFAULT) V(NVML_COMPUTEMODE_EXCLUSIVE_THREAD)      \
     V(NVML_COMPUTEMODE_PROHIBITED) V(NVML_COMPUTEMODE_EXCLUSIVE_PROCESS)  \
-    S(nvmlComputeMode_t) V(NVML_DEVICE_MIG_DISABLE) V(NVML_DEVICE_MIG_ENABLE)
+    S(nvmlComputeMode_t) V(NVML_DEVICE_MIG_DISABLE) V(NVML_DEVICE_MIG_ENABLE) \
+    S(nvmlMemory_t) O(nvmlMemory_t, total) O(nvmlMemory_t, free) O(nvmlMemory_t, used)
 
 struct abi_entry {
     const char *name;

@@ -116,7 +116,7 @@ static int require(int ok, const char *fmt, ...) {
     X(nvmlInit_v2) X(nvmlShutdown) X(nvmlErrorString) X(nvmlSystemGetDriverVersion) X(nvmlDeviceGetCount_v2) \
     X(nvmlDeviceGetHandleByIndex_v2) X(nvmlDeviceGetHandleByUUID) X(nvmlDeviceGetUUID)                       \
     X(nvmlDeviceGetGpuFabricInfoV) X(nvmlDeviceGetGpuFabricInfo) X(nvmlDeviceGetComputeMode)                \
-    X(nvmlDeviceGetMigMode)
+    X(nvmlDeviceGetMigMode) X(nvmlDeviceGetMemoryInfo)
 
 static const char *fake_dir;
 static struct {
@@ -1861,6 +1861,18 @@ static void t_modes_nvml(void *arg) {
               current, pending, want_mig[i]);
     }
     EXPECT(d.nvmlDeviceGetComputeMode(NULL, NULL), NVML_ERROR_INVALID_ARGUMENT, "compute mode of a NULL device");
+    /* gpu.1.memory_used_mib=140000 (a job's memory), the others none */
+    for (unsigned int i = 0; i < 3; i++) {
+        nvmlDevice_t dev;
+        if (!REQUIRE_OK(d.nvmlDeviceGetHandleByIndex_v2(i, &dev))) continue;
+        nvmlMemory_t m = {0};
+        EXPECT(d.nvmlDeviceGetMemoryInfo(dev, &m), NVML_SUCCESS, "nvmlDeviceGetMemoryInfo, GPU %u", i);
+        unsigned long long used = i == 1 ? 140000ULL << 20 : 0;
+        check(m.total == 143771ULL << 20 && m.used == used && m.free == m.total - used,
+              "GPU %u: memory total %llu free %llu used %llu (want used %llu of an H200's)", i, m.total, m.free, m.used,
+              used);
+    }
+    EXPECT(d.nvmlDeviceGetMemoryInfo(NULL, NULL), NVML_ERROR_INVALID_ARGUMENT, "memory of a NULL device");
     REQUIRE_OK(d.nvmlShutdown());
 }
 
@@ -1909,7 +1921,8 @@ static void compute_modes(void) {
     snprintf(conf, sizeof conf, "%s/modes.conf", dir);
     make_channel_dir(channels, (const int[]){0}, 1);
     write_file(conf, "gpus=3\ngpu.0.compute_mode=3\ngpu.1.compute_mode=2\ngpu.1.mig=1\ngpu.2.compute_mode=0\n"
-                     "gpu.2.compute_mode=1\n"); /* EXCLUSIVE_THREAD is refused: GPU 2 stays DEFAULT */
+                     "gpu.2.compute_mode=1\n" /* EXCLUSIVE_THREAD is refused: GPU 2 stays DEFAULT */
+                     "gpu.1.memory_used_mib=140000\ngpu.2.memory_used_mib=143772\n"); /* beyond the total: refused */
     struct env e = base_env("modes", channels);
     env_set(&e, "FAKECUDA_CONFIG", "%s", conf);
     char log[700];

@@ -128,6 +128,8 @@ spec:
           value: {{ $v.agent.ladderEnabled | quote }}
         - name: IMEXPROBE_DRIVER_PROBEEXCLUSIVEPROCESS
           value: {{ $v.agent.driver.probeExclusiveProcess | quote }}
+        - name: IMEXPROBE_DRIVER_MINFREEMEMORY
+          value: {{ $v.agent.driver.minFreeMemory | quote }}
         {{- if and (not $perGpu) (not $v.gpuResource.enabled) }}
         # No GPU from the scheduler: the NVIDIA runtime exposes all of the node's GPUs to the agent.
         - name: NVIDIA_VISIBLE_DEVICES

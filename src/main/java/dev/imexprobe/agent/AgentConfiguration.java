@@ -67,6 +67,7 @@ public class AgentConfiguration {
         NodeReporter reporter = new NodeReporter(driver, NodeInspectorSettings.defaults(), identity)
                 .channelMode(channelMode, ChannelMode.observer(channelMode))
                 .policy(new ContextPolicy(properties.driver().probeExclusiveProcess()))
+                .headroom(new dev.imexprobe.cuda.MemoryHeadroom(properties.driver().minFreeMemory().toBytes()))
                 .joinClock(new dev.imexprobe.node.FabricJoinClock(fabricStuckAfter, java.time.Clock.systemUTC()));
         if (computeDomains) {
             if (computeDomainsInterval.compareTo(Duration.ofSeconds(1)) < 0) {

@@ -24,7 +24,7 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
         node = node != null ? node : new Node(null);
         exports = exports != null ? exports : new Exports(Duration.ofSeconds(60), 64, 1L << 30, 4L << 30);
         driver = driver != null ? driver : new Driver(Duration.ofSeconds(5), 16, Duration.ofSeconds(2), false,
-                Duration.ofNanos(100_000));
+                Duration.ofNanos(100_000), org.springframework.util.unit.DataSize.ofGigabytes(4));
         probe = probe != null ? probe : new Probe(8, Duration.ofSeconds(10), 0, Duration.ofSeconds(30));
         metrics = metrics != null ? metrics : new Metrics(false);
         ladder = ladder != null ? ladder : new Ladder(false);
@@ -122,6 +122,9 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
      * @param threads the bounded pool driver calls run on
      * @param probeExclusiveProcess create a context on EXCLUSIVE_PROCESS GPUs after all: only where the operator keeps
      *                              them idle for the agent (its context would keep a job's out)
+     * @param minFreeMemory the free memory (NVML's count) a GPU must have before the agent takes a context there:
+     *                      below it a job is using the GPU, and the pair is not probed (GPU_MEMORY_IN_USE); 0 never
+     *                      checks
      * @param spin    how long a thread handing work to the driver pool, or waiting on it, spins either side of the
      *                moment the wait is expected to end instead of parking through it (a parked thread's wake-up
      *                costs 30–100 µs on an idle server); 0 never spins. At most 2 × spin of CPU per hop and side,
@@ -130,13 +133,16 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
     public record Driver(@DefaultValue("5s") Duration timeout, @DefaultValue("16") int threads,
                          @DefaultValue("2s") Duration contextLinger,
                          @DefaultValue("false") boolean probeExclusiveProcess,
-                         @DefaultValue("100us") Duration spin) {
+                         @DefaultValue("100us") Duration spin,
+                         @DefaultValue("4GB") org.springframework.util.unit.DataSize minFreeMemory) {
         public Driver {
             if (timeout.compareTo(Duration.ofMillis(10)) < 0 || threads < 1 || threads > 256
-                    || contextLinger.isNegative() || spin.isNegative() || spin.compareTo(Duration.ofMillis(1)) > 0) {
+                    || contextLinger.isNegative() || spin.isNegative() || spin.compareTo(Duration.ofMillis(1)) > 0
+                    || minFreeMemory.isNegative()) {
                 throw new IllegalArgumentException("imexprobe.driver: timeout must be at least 10ms, threads "
-                        + "1..256, context-linger not negative and spin 0..1ms (timeout=" + timeout + ", threads="
-                        + threads + ", context-linger=" + contextLinger + ", spin=" + spin + ")");
+                        + "1..256, context-linger not negative, spin 0..1ms and min-free-memory not negative (timeout="
+                        + timeout + ", threads=" + threads + ", context-linger=" + contextLinger + ", spin=" + spin
+                        + ", min-free-memory=" + minFreeMemory + ")");
             }
         }
     }

@@ -106,6 +106,19 @@ public interface CudaDriver {
         return NvmlCall.failed(NvmlReturn.NOT_SUPPORTED);
     }
 
+    /**
+     * nvmlDeviceGetMemoryInfo: {total, free, used} bytes of the whole GPU, every process's memory counted (no context
+     * needed, so it can be asked before the agent takes any).
+     */
+    default NvmlCall<long[]> nvmlMemory(String gpuUuid) {
+        return NvmlCall.failed(NvmlReturn.NOT_SUPPORTED);
+    }
+
+    /** Whether this process holds the GPU's primary context now (its own memory is then among the used). */
+    default boolean contextHeld(int ordinal) {
+        return false;
+    }
+
     /** Closes a file descriptor this process holds (an exported POSIX_FD handle). */
     void closeFd(int fd);
 }

@@ -277,6 +277,16 @@ public final class JniCudaDriver implements CudaDriver {
     }
 
     @Override
+    public NvmlCall<long[]> nvmlMemory(String gpuUuid) {
+        return NvmlNative.memoryInfo(status.nvmlLoaded(), gpuUuid);
+    }
+
+    @Override
+    public boolean contextHeld(int ordinal) {
+        return contexts.held(ordinal);
+    }
+
+    @Override
     public void closeFd(int fd) {
         FdPassing.close(fd);
     }

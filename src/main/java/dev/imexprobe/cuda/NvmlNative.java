@@ -84,6 +84,15 @@ final class NvmlNative {
         return byUuid(loaded, gpuUuid, 2, NvmlNative::deviceGetMigMode, out -> out);
     }
 
+    /** nvmlDeviceGetMemoryInfo: {total, free, used} in bytes, as nvidia-smi shows them (no context needed). */
+    static synchronized NvmlCall<long[]> memoryInfo(boolean loaded, String gpuUuid) {
+        return onDevice(loaded, gpuUuid, handle -> {
+            long[] out = new long[3];
+            int rc = deviceGetMemoryInfo(handle, out);
+            return rc == 0 ? NvmlCall.ok(out) : NvmlCall.failed(NvmlReturn.of(rc));
+        });
+    }
+
     private interface IntsCall {
         int call(long handle, int[] out);
     }
@@ -132,6 +141,9 @@ final class NvmlNative {
 
     /** out = {currentMode, pendingMode}: NVML_DEVICE_MIG_DISABLE (0) or NVML_DEVICE_MIG_ENABLE (1). */
     private static native int deviceGetMigMode(long handle, int[] out);
+
+    /** out = {total, free, used}, bytes. */
+    private static native int deviceGetMemoryInfo(long handle, long[] out);
 
     private static native String errorString(int code);
 }

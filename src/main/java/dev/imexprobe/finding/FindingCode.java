@@ -59,6 +59,13 @@ public enum FindingCode {
             "Nothing to fix if the GPU is partitioned for jobs. To probe it, disable MIG while no job uses it "
                     + "(nvidia-smi -i {uuid} -mig 0, then reset the GPU); imexprobe.driver.probe-exclusive-process "
                     + "does not apply to MIG."),
+    GPU_MEMORY_IN_USE(Severity.INFO, Blame.LOCAL,
+            "GPU {gpu} ({uuid}) has {freeMiB} MiB of its {totalMiB} MiB free, less than the {minFreeMiB} MiB the agent "
+                    + "leaves to jobs (imexprobe.driver.min-free-memory): a context of its own would take about 520 "
+                    + "MiB of what a job may allocate next, so it creates none now and the pair is not probed.",
+            "Nothing to fix: a job is using the GPU's memory, and the agent probes the GPU again once that much is "
+                    + "free. To probe busy GPUs anyway, lower imexprobe.driver.min-free-memory (chart: "
+                    + "agent.driver.minFreeMemory; 0 turns the check off)."),
     NO_IMEX_CHANNEL(Severity.ERROR, Blame.LOCAL,
             "No IMEX channel is usable in {channelDir}: {channelState}. cuMemCreate(FABRIC) returns 800 "
                     + "NOT_PERMITTED without one (measured on an H200).",

@@ -59,6 +59,7 @@ public final class NodeReporter {
             gpus.add(g.withImexDomain(dev.imexprobe.probe.ImexDomain.of(g.fabric(), host))
                     .withNotProbed(refused == null ? null : refused.code()));
         }
+        readMemory(gpus);
         CliqueLabelCheck.Result label = CliqueLabelCheck.apply(identity.node(), gpus, seenLabel());
         if (label.finding() != null) {
             findings.add(label.finding());
@@ -72,6 +73,43 @@ public final class NodeReporter {
     }
 
     private volatile dev.imexprobe.cuda.ContextPolicy policy = dev.imexprobe.cuda.ContextPolicy.DEFAULT;
+    private volatile dev.imexprobe.cuda.MemoryHeadroom headroom = dev.imexprobe.cuda.MemoryHeadroom.OFF;
+    /** NVML's {total, free, used} per GPU index, as of the last report; read only while the headroom is on. */
+    private volatile java.util.Map<Integer, long[]> memory = java.util.Map.of();
+
+    /**
+     * Reads each probed GPU's memory through NVML (no context), with the report: on the driver pool under its
+     * deadline, once per mesh round and on demand, so a hung NVML never holds a request.
+     */
+    private void readMemory(java.util.List<dev.imexprobe.cuda.GpuDevice> gpus) {
+        if (!headroom.on()) {
+            return;
+        }
+        java.util.Map<Integer, long[]> read = new java.util.HashMap<>();
+        for (dev.imexprobe.cuda.GpuDevice g : gpus) {
+            if (g.uuid() != null && g.notProbed() == null) {
+                dev.imexprobe.cuda.NvmlCall<long[]> m = driver.nvmlMemory(g.uuid());
+                if (m.ok()) {
+                    read.put(g.index(), m.value());
+                }
+            }
+        }
+        memory = java.util.Map.copyOf(read);
+    }
+
+    /**
+     * Why no context may be made on {@code gpu} for its memory now ({@link dev.imexprobe.cuda.MemoryHeadroom}), or
+     * null. Not asked while this process holds the context: its own memory is then among the used.
+     */
+    public dev.imexprobe.finding.Finding memoryRefusal(dev.imexprobe.cuda.GpuDevice gpu) {
+        dev.imexprobe.cuda.MemoryHeadroom h = headroom;
+        return h.on() && !driver.contextHeld(gpu.index()) ? h.refusal(gpu, memory.get(gpu.index())) : null;
+    }
+
+    public NodeReporter headroom(dev.imexprobe.cuda.MemoryHeadroom h) {
+        this.headroom = h;
+        return this;
+    }
 
     /**
      * Which GPUs the agent may create a context on (compute mode, MIG, fabric support,

@@ -99,14 +99,15 @@ public final class NodeService implements LocalAgent, dev.imexprobe.probe.Contex
     }
 
     /**
-     * Why no context may be created on this GPU (compute mode, MIG, no fabric memory), from the current report; null
-     * when one may.
+     * Why no context may be created on this GPU (compute mode, MIG, no fabric memory; too little free memory while
+     * the agent holds none), from the current report; null when one may.
      */
     @Override
     public Finding refusal(int gpu) {
         for (GpuDevice d : report().gpus()) {  // a loop, not a stream: asked on every import (docs/performance.md)
             if (d.index() == gpu) {
-                return reporter.policy().refusal(d);
+                Finding refused = reporter.policy().refusal(d);
+                return refused != null ? refused : reporter.memoryRefusal(d);
             }
         }
         return reporter.policy().refusal(null);
