@@ -74,36 +74,39 @@ public final class NodeReporter {
 
     private volatile dev.imexprobe.cuda.ContextPolicy policy = dev.imexprobe.cuda.ContextPolicy.DEFAULT;
     private volatile dev.imexprobe.cuda.MemoryHeadroom headroom = dev.imexprobe.cuda.MemoryHeadroom.OFF;
-    /** NVML's {total, free, used} per GPU index, as of the last report; read only while the headroom is on. */
-    private volatile java.util.Map<Integer, long[]> memory = java.util.Map.of();
+    /** Per GPU index, why its memory keeps the agent off it, as of the last report; only while the headroom is on. */
+    private volatile java.util.Map<Integer, dev.imexprobe.finding.Finding> memoryRefusals = java.util.Map.of();
 
     /**
      * Reads each probed GPU's memory through NVML (no context), with the report: on the driver pool under its
-     * deadline, once per mesh round and on demand, so a hung NVML never holds a request.
+     * deadline, once per mesh round and on demand, so a hung NVML never holds a request. A GPU whose context this
+     * process holds is not judged (its own memory is then among the used). The answer stands until the next report,
+     * so every check within one exchange agrees.
      */
     private void readMemory(java.util.List<dev.imexprobe.cuda.GpuDevice> gpus) {
-        if (!headroom.on()) {
+        dev.imexprobe.cuda.MemoryHeadroom h = headroom;
+        if (!h.on()) {
             return;
         }
-        java.util.Map<Integer, long[]> read = new java.util.HashMap<>();
+        java.util.Map<Integer, dev.imexprobe.finding.Finding> refused = new java.util.HashMap<>();
         for (dev.imexprobe.cuda.GpuDevice g : gpus) {
-            if (g.uuid() != null && g.notProbed() == null) {
+            if (g.uuid() != null && g.notProbed() == null && !driver.contextHeld(g.index())) {
                 dev.imexprobe.cuda.NvmlCall<long[]> m = driver.nvmlMemory(g.uuid());
-                if (m.ok()) {
-                    read.put(g.index(), m.value());
+                dev.imexprobe.finding.Finding f = h.refusal(g, m.ok() ? m.value() : null);
+                if (f != null) {
+                    refused.put(g.index(), f);
                 }
             }
         }
-        memory = java.util.Map.copyOf(read);
+        memoryRefusals = java.util.Map.copyOf(refused);
     }
 
     /**
-     * Why no context may be made on {@code gpu} for its memory now ({@link dev.imexprobe.cuda.MemoryHeadroom}), or
-     * null. Not asked while this process holds the context: its own memory is then among the used.
+     * Why no context may be made on {@code gpu} for the memory a job holds there ({@link
+     * dev.imexprobe.cuda.MemoryHeadroom}), as of the last report, or null.
      */
     public dev.imexprobe.finding.Finding memoryRefusal(dev.imexprobe.cuda.GpuDevice gpu) {
-        dev.imexprobe.cuda.MemoryHeadroom h = headroom;
-        return h.on() && !driver.contextHeld(gpu.index()) ? h.refusal(gpu, memory.get(gpu.index())) : null;
+        return memoryRefusals.get(gpu.index());
     }
 
     public NodeReporter headroom(dev.imexprobe.cuda.MemoryHeadroom h) {
