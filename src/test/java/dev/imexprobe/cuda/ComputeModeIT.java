@@ -10,9 +10,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import tools.jackson.databind.JsonNode;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -81,31 +78,17 @@ class ComputeModeIT {
         AgentProcess.closeAll(a, b, optIn, second);
     }
 
-    private static List<String> log(String agent) {
-        Path f = dir.resolve(agent + "-contexts.log");
-        try {
-            return Files.exists(f) ? Files.readAllLines(f) : List.of();
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
+    /** The GPUs the fake made a context on for {@code agent} ("create N"). */
+    private static List<String> created(String agent) {
+        return FakeMachine.contextsCreated(dir.resolve(agent + "-contexts.log"));
     }
 
     private static String uuid(AgentProcess agent, int index) {
-        for (JsonNode gpu : agent.get("/v1/node").json().get("gpus")) {
-            if (gpu.get("index").asInt() == index) {
-                return gpu.get("uuid").asString();
-            }
-        }
-        throw new AssertionError("no GPU " + index);
+        return agent.gpuUuid(index);
     }
 
     private static JsonNode pair(AgentProcess agent, String sourceGpu, String targetGpu) {
-        for (JsonNode pair : agent.get("/v1/mesh").json().path("pairs")) {
-            if (pair.path("sourceGpu").asString().equals(sourceGpu) && pair.path("targetGpu").asString().equals(targetGpu)) {
-                return pair;
-            }
-        }
-        return null;
+        return agent.meshPair(sourceGpu, targetGpu);
     }
 
     @Test
@@ -182,7 +165,7 @@ class ComputeModeIT {
         JsonNode push = a.get("/probe?target=" + b.hostPort() + "&gpu=" + f + "&direction=push").json();
         assertThat(push.at("/results/0/finding/blame").asString()).as(push.toString()).isEqualTo("source");
         // the fake made contexts on D only: never on E, P, G or F
-        List<String> created = log("a").stream().filter(l -> l.startsWith("create ")).distinct().toList();
+        List<String> created = created("a");
         assertThat(created).containsExactly("create " + d);
         assertThat(a.metric("imexprobe_cuda_context_held", "gpu", Integer.toString(e))).isEqualTo(0.0);
     }
@@ -205,7 +188,7 @@ class ComputeModeIT {
             JsonNode pair = pair(b, uuid(b, 0), uuid(a, gpu));
             assertThat(pair.path("state").asString()).as(String.valueOf(pair)).isEqualTo("not_probed");
         }
-        assertThat(log("a").stream().filter(l -> l.startsWith("create ")).distinct().toList())
+        assertThat(created("a"))
                 .doesNotContain("create " + e, "create " + f);
     }
 
@@ -250,7 +233,7 @@ class ComputeModeIT {
         assertThat(fromF.status()).as(fromF.body()).isEqualTo(200);
         assertThat(fromF.json().get("finding").get("code").asString()).isEqualTo("FABRIC_UNSUPPORTED");
         a.delete("/v1/exports/" + fromD.json().get("id").asString());
-        assertThat(log("a").stream().filter(l -> l.startsWith("create ")).distinct().toList())
+        assertThat(created("a"))
                 .containsOnly("create " + d);
     }
 
@@ -258,7 +241,7 @@ class ComputeModeIT {
     void withTheOptInExclusiveProcessIsProbedAndASecondProcessIsRefusedByTheDriver() {
         JsonNode first = optIn.get("/probe?target=" + b.hostPort() + "&gpu=" + e + "&direction=push").json();
         assertThat(first.get("verdict").asString()).as(first.toString()).isEqualTo("pass");
-        assertThat(log("opt-in")).contains("create " + e);
+        assertThat(created("opt-in")).contains("create " + e);
         // optIn lingers on E's one context: the driver refuses another process's (CUDA_ERROR_DEVICE_UNAVAILABLE)
         assertThat(optIn.metric("imexprobe_cuda_context_held", "gpu", Integer.toString(e))).isEqualTo(1.0);
         JsonNode refused = second.get("/probe?target=" + b.hostPort() + "&gpu=" + e + "&direction=push").json();

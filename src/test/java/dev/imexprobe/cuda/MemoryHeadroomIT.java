@@ -10,9 +10,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import tools.jackson.databind.JsonNode;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -70,39 +67,19 @@ class MemoryHeadroomIT {
     }
 
     private static List<String> created(String agent) {
-        Path f = dir.resolve(agent + "-contexts.log");
-        try {
-            return Files.exists(f) ? Files.readAllLines(f).stream().filter(l -> l.startsWith("create ")).distinct()
-                    .toList() : List.of();
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
-    }
-
-    private static String uuid(AgentProcess agent, int index) {
-        for (JsonNode gpu : agent.get("/v1/node").json().get("gpus")) {
-            if (gpu.get("index").asInt() == index) {
-                return gpu.get("uuid").asString();
-            }
-        }
-        throw new AssertionError("no GPU " + index);
+        return FakeMachine.contextsCreated(dir.resolve(agent + "-contexts.log"));
     }
 
     private static JsonNode pair(String sourceGpu, String targetGpu) {
-        for (JsonNode pair : a.get("/v1/mesh").json().path("pairs")) {
-            if (pair.path("sourceGpu").asString().equals(sourceGpu) && pair.path("targetGpu").asString().equals(targetGpu)) {
-                return pair;
-            }
-        }
-        return null;
+        return a.meshPair(sourceGpu, targetGpu);
     }
 
     @Test
     void pairsOfTheBusyGpuAreNotProbedAndNoContextIsTakenThere() {
-        String aJ = uuid(a, j);
-        String aO = uuid(a, o);
-        String bO = uuid(b, 0);
-        String bjJ = uuid(bj, 0);
+        String aJ = a.gpuUuid(j);
+        String aO = a.gpuUuid(o);
+        String bO = b.gpuUuid(0);
+        String bjJ = bj.gpuUuid(0);
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
             JsonNode ok = pair(aO, bO);
             assertThat(ok).isNotNull();

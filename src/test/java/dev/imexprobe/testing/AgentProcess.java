@@ -347,6 +347,26 @@ public final class AgentProcess implements AutoCloseable {
         }
     }
 
+    /** The UUID of this agent's GPU with CUDA ordinal {@code index}, from its /v1/node. */
+    public String gpuUuid(int index) {
+        for (JsonNode gpu : get("/v1/node").json().get("gpus")) {
+            if (gpu.get("index").asInt() == index) {
+                return gpu.get("uuid").asString();
+            }
+        }
+        throw new AssertionError(name + " has no GPU " + index);
+    }
+
+    /** This agent's pair from {@code sourceGpu} to {@code targetGpu} in its /v1/mesh, or null. */
+    public JsonNode meshPair(String sourceGpu, String targetGpu) {
+        for (JsonNode pair : get("/v1/mesh").json().path("pairs")) {
+            if (pair.path("sourceGpu").asString().equals(sourceGpu) && pair.path("targetGpu").asString().equals(targetGpu)) {
+                return pair;
+            }
+        }
+        return null;
+    }
+
     // ---- metrics ---------------------------------------------------------------------------------------------
 
     /**

@@ -163,6 +163,19 @@ public final class FakeMachine {
         return fault("");
     }
 
+    /**
+     * The GPUs the fake made a primary context on, as "create N" lines, once each, from a process's
+     * FAKECUDA_CONTEXT_LOG; empty when it made none (no log).
+     */
+    public static List<String> contextsCreated(Path log) {
+        try {
+            return Files.exists(log) ? Files.readAllLines(log).stream().filter(l -> l.startsWith("create ")).distinct()
+                    .toList() : List.of();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     public Path stateDir() {
         return stateDir;
     }
