@@ -6,6 +6,7 @@ import dev.imexprobe.cuda.CudaDriver;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.cuda.JniCudaDriver;
 import dev.imexprobe.cuda.LiveAllocations;
+import dev.imexprobe.cuda.MemoryHeadroom;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.Severity;
 import dev.imexprobe.json.Json;
@@ -23,6 +24,8 @@ import dev.imexprobe.probe.Verdict;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+
+import org.springframework.util.unit.DataSize;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -72,10 +75,29 @@ final class CheckCommand {
         return why == null ? null : "--size: " + why;
     }
 
+    /**
+     * The memory a GPU must have free before the check takes a context there, as the agent's
+     * imexprobe.driver.min-free-memory: from IMEXPROBE_DRIVER_MINFREEMEMORY (Spring's size form, 4GB when unset; 0
+     * turns the check off), so that a check run beside a job that has filled its GPU takes nothing from it.
+     */
+    static MemoryHeadroom headroom(String env) {
+        if (env == null || env.isBlank()) {
+            return new MemoryHeadroom(DataSize.ofGigabytes(4).toBytes());
+        }
+        try {
+            return new MemoryHeadroom(DataSize.parse(env.strip()).toBytes());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("IMEXPROBE_DRIVER_MINFREEMEMORY must be a size such as 4GB, 512MB or 0, "
+                    + "got '" + env + "'");
+        }
+    }
+
     static int run(String[] args, PrintStream out) {
         Options options;
+        MemoryHeadroom headroom;
         try {
             options = parse(args);
+            headroom = headroom(System.getenv("IMEXPROBE_DRIVER_MINFREEMEMORY"));
         } catch (IllegalArgumentException e) {
             System.err.println("check: " + e.getMessage());
             Main.usage(System.err);
@@ -91,7 +113,8 @@ final class CheckCommand {
             return UNKNOWN;
         }
         AgentIdentity identity = AgentIdentity.create(System.getenv("IMEXPROBE_NODE_NAME"));
-        NodeReport report = new NodeReporter(driver, NodeInspectorSettings.defaults(), identity).report();
+        NodeReporter reporter = new NodeReporter(driver, NodeInspectorSettings.defaults(), identity).headroom(headroom);
+        NodeReport report = reporter.report();
         String badSize = badSize(options.sizeBytes(), report.gpus());
         if (badSize != null) {
             System.err.println("check: " + badSize);
@@ -100,11 +123,17 @@ final class CheckCommand {
         }
         List<SelfProbe.SelfProbeResult> probes = new ArrayList<>();
         List<RepeatSummary> repeats = new ArrayList<>();
+        List<Finding> busy = new ArrayList<>();
         try (DriverExecutor executor = new DriverExecutor(2, Duration.ofSeconds(5))) {
             SelfProbe selfProbe = new SelfProbe(driver, new StageEngine(executor));
             for (GpuDevice gpu : report.gpus()) {
                 if (gpu.notProbed() != null) {
                     continue; // compute mode or MIG: no context here; the node report carries the finding
+                }
+                Finding filled = reporter.memoryRefusal(gpu);
+                if (filled != null) {
+                    busy.add(filled); // a job is using its memory: no context, the finding says why
+                    continue;
                 }
                 long size = options.sizeBytes() != null ? options.sizeBytes()
                         : gpu.granularityBytes() > 0 ? gpu.granularityBytes() : 2L << 20;
@@ -118,6 +147,7 @@ final class CheckCommand {
             }
         }
         List<Finding> findings = new ArrayList<>(report.findings());
+        findings.addAll(busy);
         probes.stream().map(SelfProbe.SelfProbeResult::finding).filter(f -> f != null && !findings.contains(f))
                 .forEach(findings::add);
         int code = exitCode(report, findings, probes);

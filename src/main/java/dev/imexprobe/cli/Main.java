@@ -67,7 +67,8 @@ public final class Main {
     static void usage(PrintStream to) {
         to.println("""
                 usage: java -jar imexprobe.jar <command> [options]
-                  check [--json] [--repeat N] [--size BYTES]   node report, self-probe and findings (exit 0 ok, 1 problem, 2 could not tell)
+                  check [--json] [--repeat N] [--size BYTES]   node report, self-probe and findings (exit 0 ok, 1 problem, 2 could not tell);
+                                               no self-probe on a GPU with less free memory than IMEXPROBE_DRIVER_MINFREEMEMORY (4GB)
                   serve [--name=value ...]                     the agent (REST, metrics, mesh); settings by full name (--server.port=9000)
                                                or as environment variables (SERVER_PORT, IMEXPROBE_*)
                   ladder [--json] [--gpus A,B] [--size BYTES] [--timeout 60s]

@@ -129,6 +129,48 @@ class CheckCommandIT {
         assertThat(text.stdout()).contains("[error] FABRIC_UNSUPPORTED: GPU " + none + " (GPU-");
     }
 
+    /** Beside a job that has filled a GPU, check takes no context there unless told to (IMEXPROBE_DRIVER_MINFREEMEMORY). */
+    @Test
+    void aGpuAJobHasFilledIsLeftToTheJob() throws Exception {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        int busy = random.nextInt(2);
+        long free = 1 + random.nextInt(4095); // MiB, below the default 4 GiB
+        FakeMachine m = FakeMachine.h200(tmp).gpus(2).config("gpu." + busy + ".memory_used_mib",
+                Long.toString(143771 - free));
+        Map<String, String> env = m.env();
+        Path contexts = tmp.resolve("busy-contexts.log");
+        env.put("FAKECUDA_CONTEXT_LOG", contexts.toString());
+        Run run = check(env, tmp, "--json");
+        assertThat(run.exit()).as(run.stdout()).isZero();
+        JsonNode doc = run.json();
+        assertThat(doc.get("selfProbe")).hasSize(1);
+        assertThat(doc.get("selfProbe").get(0).get("gpu").asInt()).isEqualTo(1 - busy);
+        List<JsonNode> filled = new ArrayList<>();
+        doc.get("findings").forEach(f -> {
+            if (f.get("code").asString().equals("GPU_MEMORY_IN_USE")) {
+                filled.add(f);
+            }
+        });
+        assertThat(filled).hasSize(1);
+        assertThat(filled.getFirst().get("severity").asString()).isEqualTo("info");
+        assertThat(filled.getFirst().get("evidence").get("gpu").asInt()).isEqualTo(busy);
+        assertThat(filled.getFirst().get("evidence").get("freeMiB").asLong()).isEqualTo(free);
+        assertThat(FakeMachine.contextsCreated(contexts)).containsExactly("create " + (1 - busy));
+
+        env.put("IMEXPROBE_DRIVER_MINFREEMEMORY", "0");
+        Run off = check(env, tmp, "--json");
+        assertThat(off.exit()).as(off.stdout()).isZero();
+        assertThat(off.json().get("selfProbe")).hasSize(2);
+        assertThat(off.json().get("findings").toString()).doesNotContain("GPU_MEMORY_IN_USE");
+
+        env.put("IMEXPROBE_DRIVER_MINFREEMEMORY", "plenty");
+        Run bad = check(env, tmp);
+        assertThat(bad.exit()).isEqualTo(64);
+        assertThat(bad.stdout()).isEmpty();
+        assertThat(bad.stderr()).contains("check: IMEXPROBE_DRIVER_MINFREEMEMORY must be a size such as 4GB, 512MB or 0, "
+                + "got 'plenty'");
+    }
+
     @Test
     void noVisibleGpuIsExit2() throws Exception {
         FakeMachine m = FakeMachine.h200(tmp);
