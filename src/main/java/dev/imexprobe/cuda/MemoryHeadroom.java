@@ -10,8 +10,9 @@ import java.util.Map;
  * Whether a GPU has memory to spare for a context of the agent's, asked before the agent takes one. A context takes
  * about 520 MiB (docs/performance.md), and a job that has filled its GPU would get CUDA_ERROR_OUT_OF_MEMORY for
  * what it allocates next while the agent holds it, so below {@code minFreeBytes} of free memory (NVML's count: every
- * process's memory) the agent creates none and the pair is "not probed" (GPU_MEMORY_IN_USE), never failed. Only
- * asked while the agent holds no context there: once it holds one, its own memory is among the used.
+ * process's memory) the agent creates none and the pair is "not probed" (GPU_MEMORY_IN_USE), never failed. Judged
+ * when the node report is made (node/NodeReporter), only for a GPU whose context the agent does not hold then: once it
+ * holds one, its own memory is among the used.
  *
  * @param minFreeBytes imexprobe.driver.min-free-memory; 0 turns the check off
  */

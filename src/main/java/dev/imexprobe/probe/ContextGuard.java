@@ -10,8 +10,8 @@ import java.util.Map;
 
 /**
  * Asked before any driver work on a local GPU: why no context may be created there (compute mode, MIG, no fabric
- * memory; decided by cuda/ContextPolicy from the node's report), or null. A refused exchange runs no stage and is
- * "not probed".
+ * memory, decided by cuda/ContextPolicy; a job's memory filling the GPU, by cuda/MemoryHeadroom; both from the
+ * node's report), or null. A refused exchange runs no stage and is "not probed".
  */
 @FunctionalInterface
 public interface ContextGuard {
