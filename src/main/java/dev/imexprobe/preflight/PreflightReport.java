@@ -14,7 +14,7 @@ import java.util.List;
  * @param instances      every instance that took part, this one first
  * @param pairs          every exchange, exporter → importer, by instance id
  * @param verdict        the one finding that sums the run up (absent when everything passed)
- * @param findings       each failing pair's finding, grouped by the instance it blames
+ * @param findings       each failing pair's finding, then each unprobed pair's, grouped by the instance it blames
  * @param nextSteps      what to run next, and where
  * @param missingResults instances whose pairs never reached this one before the deadline
  */
