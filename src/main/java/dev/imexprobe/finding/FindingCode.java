@@ -64,8 +64,9 @@ public enum FindingCode {
                     + "leaves to jobs (imexprobe.driver.min-free-memory): a context of its own would take about 520 "
                     + "MiB of what a job may allocate next, so it creates none now and the pair is not probed.",
             "Nothing to fix: a job is using the GPU's memory, and the agent probes the GPU again once that much is "
-                    + "free. To probe busy GPUs anyway, lower imexprobe.driver.min-free-memory (chart: "
-                    + "agent.driver.minFreeMemory; 0 turns the check off)."),
+                    + "free. To probe busy GPUs anyway, lower imexprobe.driver.min-free-memory "
+                    + "(IMEXPROBE_DRIVER_MINFREEMEMORY, which check reads too; chart: agent.driver.minFreeMemory; 0 "
+                    + "turns the check off)."),
     NO_IMEX_CHANNEL(Severity.ERROR, Blame.LOCAL,
             "No IMEX channel is usable in {channelDir}: {channelState}. cuMemCreate(FABRIC) returns 800 "
                     + "NOT_PERMITTED without one (measured on an H200).",
