@@ -25,7 +25,7 @@ echo go >&"${JOB[1]}"; read -r -t 30 line <&"${JOB[0]}"; echo "job's next alloca
 IMEXPROBE_DRIVER_MINFREEMEMORY=plenty $J -jar .gpu-bundle/imexprobe.jar check > $W/bad.out 2> $W/bad.err; echo "a bad value: exit $? stdout $(wc -c < $W/bad.out) bytes, $(head -1 $W/bad.err)"
 $J -jar .gpu-bundle/imexprobe.jar check --json > $W/idle.json 2>/dev/null; echo "check with the job gone: exit $?"; summ $W/idle.json
 } 2>&1 | tee $OUT/call3-check-busy.txt
-for r in 1 2; do
+for r in $(seq 1 ${HOT:-2}); do
   OUT=$W/g$r COUNT=1000 OLD_CLASSES=/none timeout 100 bash gpu/hotpath.sh > $W/g$r.out 2>&1; echo "hotpath run $r: exit $?"
   cp $W/g$r/hotpath.log $OUT/call3-run$r-goals.log
   grep -E "Python peer  |C driver floor \(|goal 1:|goal 2|^/probe push" $W/g$r/hotpath.log | sed 's/, p90 [0-9.]* ms//' | cut -c1-170
