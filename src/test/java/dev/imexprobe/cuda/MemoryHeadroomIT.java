@@ -12,7 +12,6 @@ import tools.jackson.databind.JsonNode;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -66,14 +65,6 @@ class MemoryHeadroomIT {
         AgentProcess.closeAll(a, b, bj, c);
     }
 
-    private static List<String> created(String agent) {
-        return FakeMachine.contextsCreated(dir.resolve(agent + "-contexts.log"));
-    }
-
-    private static JsonNode pair(String sourceGpu, String targetGpu) {
-        return a.meshPair(sourceGpu, targetGpu);
-    }
-
     @Test
     void pairsOfTheBusyGpuAreNotProbedAndNoContextIsTakenThere() {
         String aJ = a.gpuUuid(j);
@@ -81,15 +72,15 @@ class MemoryHeadroomIT {
         String bO = b.gpuUuid(0);
         String bjJ = bj.gpuUuid(0);
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            JsonNode ok = pair(aO, bO);
+            JsonNode ok = a.meshPair(aO, bO);
             assertThat(ok).isNotNull();
             assertThat(ok.path("state").asString()).as(ok.toString()).isEqualTo("ok");
-            JsonNode into = pair(aO, bjJ);
+            JsonNode into = a.meshPair(aO, bjJ);
             assertThat(into).isNotNull();
             assertThat(into.path("state").asString()).as(into.toString()).isEqualTo("not_probed");
         });
         for (String[] p : new String[][] {{aJ, bO, "source"}, {aJ, bjJ, "source"}, {aO, bjJ, "target"}}) {
-            JsonNode pair = pair(p[0], p[1]);
+            JsonNode pair = a.meshPair(p[0], p[1]);
             assertThat(pair).as("pair %s -> %s", p[0], p[1]).isNotNull();
             assertThat(pair.path("state").asString()).as(pair.toString()).isEqualTo("not_probed");
             JsonNode finding = pair.path("finding");
@@ -100,8 +91,8 @@ class MemoryHeadroomIT {
             assertThat(finding.path("evidence").path("minFreeMiB").asLong()).isEqualTo(4096);
             assertThat(finding.path("cause").asString()).contains((143771 - usedMiB) + " MiB of its 143771 MiB free");
         }
-        assertThat(created("a")).containsExactly("create " + o);
-        assertThat(created("bj")).as("the importer whose GPU is busy made no context").isEmpty();
+        assertThat(FakeMachine.contextsCreated(dir.resolve("a-contexts.log"))).containsExactly("create " + o);
+        assertThat(FakeMachine.contextsCreated(dir.resolve("bj-contexts.log"))).as("the importer whose GPU is busy made no context").isEmpty();
         assertThat(a.metric("imexprobe_pair_up", "source_gpu", aJ, "target_gpu", bO)).as("never a failed pair")
                 .isNaN();
         assertThat(a.metric("imexprobe_pairs", "state", "not_probed", "reason", "GPU_MEMORY_IN_USE")).isEqualTo(3.0);
