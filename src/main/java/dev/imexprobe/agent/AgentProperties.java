@@ -24,7 +24,8 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
         node = node != null ? node : new Node(null);
         exports = exports != null ? exports : new Exports(Duration.ofSeconds(60), 64, 1L << 30, 4L << 30);
         driver = driver != null ? driver : new Driver(Duration.ofSeconds(5), 16, Duration.ofSeconds(2), false,
-                Duration.ofNanos(100_000), org.springframework.util.unit.DataSize.ofGigabytes(4));
+                Duration.ofNanos(100_000), org.springframework.util.unit.DataSize.parse(
+                dev.imexprobe.cuda.MemoryHeadroom.DEFAULT));
         probe = probe != null ? probe : new Probe(8, Duration.ofSeconds(10), 0, Duration.ofSeconds(30));
         metrics = metrics != null ? metrics : new Metrics(false);
         ladder = ladder != null ? ladder : new Ladder(false);
@@ -134,7 +135,8 @@ public record AgentProperties(@DefaultValue Auth auth, @DefaultValue Peers peers
                          @DefaultValue("2s") Duration contextLinger,
                          @DefaultValue("false") boolean probeExclusiveProcess,
                          @DefaultValue("100us") Duration spin,
-                         @DefaultValue("4GB") org.springframework.util.unit.DataSize minFreeMemory) {
+                         @DefaultValue(dev.imexprobe.cuda.MemoryHeadroom.DEFAULT)
+                         org.springframework.util.unit.DataSize minFreeMemory) {
         public Driver {
             if (timeout.compareTo(Duration.ofMillis(10)) < 0 || threads < 1 || threads > 256
                     || contextLinger.isNegative() || spin.isNegative() || spin.compareTo(Duration.ofMillis(1)) > 0

@@ -25,8 +25,6 @@ import dev.imexprobe.probe.Verdict;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 
-import org.springframework.util.unit.DataSize;
-
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,29 +73,13 @@ final class CheckCommand {
         return why == null ? null : "--size: " + why;
     }
 
-    /**
-     * The memory a GPU must have free before the check takes a context there, as the agent's
-     * imexprobe.driver.min-free-memory: from IMEXPROBE_DRIVER_MINFREEMEMORY (Spring's size form, 4GB when unset; 0
-     * turns the check off), so that a check run beside a job that has filled its GPU takes nothing from it.
-     */
-    static MemoryHeadroom headroom(String env) {
-        if (env == null || env.isBlank()) {
-            return new MemoryHeadroom(DataSize.ofGigabytes(4).toBytes());
-        }
-        try {
-            return new MemoryHeadroom(DataSize.parse(env.strip()).toBytes());
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("IMEXPROBE_DRIVER_MINFREEMEMORY must be a size such as 4GB, 512MB or 0, "
-                    + "got '" + env + "'");
-        }
-    }
-
     static int run(String[] args, PrintStream out) {
         Options options;
         MemoryHeadroom headroom;
         try {
             options = parse(args);
-            headroom = headroom(System.getenv("IMEXPROBE_DRIVER_MINFREEMEMORY"));
+            // as the agent's imexprobe.driver.min-free-memory: a check beside a job that filled its GPU takes nothing
+            headroom = MemoryHeadroom.parse(System.getenv("IMEXPROBE_DRIVER_MINFREEMEMORY"));
         } catch (IllegalArgumentException e) {
             System.err.println("check: " + e.getMessage());
             Main.usage(System.err);

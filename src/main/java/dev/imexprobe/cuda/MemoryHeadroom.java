@@ -3,6 +3,8 @@ package dev.imexprobe.cuda;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
 
+import org.springframework.util.unit.DataSize;
+
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -19,7 +21,25 @@ import java.util.Map;
 public record MemoryHeadroom(long minFreeBytes) {
 
     public static final MemoryHeadroom OFF = new MemoryHeadroom(0);
+    /** imexprobe.driver.min-free-memory's default, for the agent and for check alike. */
+    public static final String DEFAULT = "4GB";
     private static final long MIB = 1024 * 1024;
+
+    /**
+     * From a setting in Spring's size form (4GB, 512MB, 0), {@link #DEFAULT} when unset: how {@code check}, which
+     * starts no Spring context, reads IMEXPROBE_DRIVER_MINFREEMEMORY as the agent does.
+     */
+    public static MemoryHeadroom parse(String setting) {
+        if (setting == null || setting.isBlank()) {
+            return parse(DEFAULT);
+        }
+        try {
+            return new MemoryHeadroom(DataSize.parse(setting.strip()).toBytes());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("IMEXPROBE_DRIVER_MINFREEMEMORY must be a size such as 4GB, 512MB or 0, "
+                    + "got '" + setting + "'");
+        }
+    }
 
     public MemoryHeadroom {
         if (minFreeBytes < 0) {

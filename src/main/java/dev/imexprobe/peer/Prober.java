@@ -149,10 +149,7 @@ public final class Prober {
                     // compute mode or MIG: no context on that GPU, so nothing runs; the answer says why
                     for (Direction d : List.of(Direction.PUSH, Direction.PULL)) {
                         if (request.directions().contains(d)) {
-                            boolean pushing = d == Direction.PUSH;
-                            results.add(Exchange.notProbed(d, pushing ? self.node() : peer.node(), pushing ? m : t,
-                                    pushing ? peer.node() : self.node(), pushing ? t : m, List.of(), noContext,
-                                    System.nanoTime()));
+                            results.add(notProbed(d, peer, m, t, noContext));
                         }
                     }
                     continue;
@@ -213,13 +210,19 @@ public final class Prober {
                                 Long sizeBytes, boolean writeback) {
         Finding why = noContext(local, remote);
         if (why != null) {
-            boolean pushing = direction == Direction.PUSH;
-            return Exchange.notProbed(direction, pushing ? self.node() : peer.node(), pushing ? local : remote,
-                    pushing ? peer.node() : self.node(), pushing ? remote : local, List.of(), why, System.nanoTime());
+            return notProbed(direction, peer, local, remote, why);
         }
         Request r = new Request(peer.target(), EnumSet.of(direction), null, null, sizeBytes, writeback, false);
         Confirmation unused = new Confirmation();
         return (direction == Direction.PUSH ? push : pull).run(peer, local, remote, r, unused);
+    }
+
+    /** The pair of {@code mine} and {@code theirs} one way, not probed for {@code why}: the exporter is the source. */
+    private PairResult notProbed(Direction direction, Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs,
+                                 Finding why) {
+        boolean pushing = direction == Direction.PUSH;
+        return Exchange.notProbed(direction, pushing ? self.node() : peer.node(), pushing ? mine : theirs,
+                pushing ? peer.node() : self.node(), pushing ? theirs : mine, List.of(), why, System.nanoTime());
     }
 
     /**

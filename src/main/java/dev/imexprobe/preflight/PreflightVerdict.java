@@ -57,8 +57,7 @@ public final class PreflightVerdict {
             // Nothing failed, but a GPU took no context (compute mode, MIG): whether the job's imports work there
             // is not known, which is exit 2, not a failure.
             verdict = blamed.getFirst().finding();
-            next.add("Start with " + blamed.getFirst().instance() + " (node " + blamed.getFirst().node() + "): "
-                    + verdict.remedy());
+            next.add(startWith(blamed.getFirst()));
             next.add(unprobed.size() + " pair(s) were not probed, so the preflight cannot tell whether the job's "
                     + "imports work there" + (sorted.size() > unprobed.size() ? "; the other "
                     + (sorted.size() - unprobed.size()) + " passed" : ""));
@@ -84,8 +83,7 @@ public final class PreflightVerdict {
                     : "No cross-node pair ran to compare with. The configurations to try, in order: docs/same-node.md");
         } else {
             verdict = blamed.getFirst().finding();
-            next.add("Start with " + blamed.getFirst().instance() + " (node " + blamed.getFirst().node() + "): "
-                    + verdict.remedy());
+            next.add(startWith(blamed.getFirst()));
         }
         return new PreflightReport("fail", PreflightReport.FAIL, expected, list, sorted, verdict, blamed,
                 next, missingResults, seconds);
@@ -100,6 +98,11 @@ public final class PreflightVerdict {
         PairResult r = p.result();
         return r.verdict() == Verdict.FAIL || r.verdict() == Verdict.NOT_PROBED
                 && r.finding() != null && r.finding().severity() == Severity.ERROR;
+    }
+
+    /** The first step: the instance the largest group blames, and its finding's remedy. */
+    private static String startWith(PreflightReport.Blamed first) {
+        return "Start with " + first.instance() + " (node " + first.node() + "): " + first.finding().remedy();
     }
 
     private static String missing(List<String> missingResults) {

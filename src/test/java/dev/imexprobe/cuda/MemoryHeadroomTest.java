@@ -42,6 +42,16 @@ class MemoryHeadroomTest {
     }
 
     @Test
+    void aSettingIsSpringsSizeFormAndUnsetIsTheDefault() {
+        assertThat(MemoryHeadroom.parse(null).minFreeBytes()).isEqualTo(4096 * MIB);
+        assertThat(MemoryHeadroom.parse(" ").minFreeBytes()).isEqualTo(4096 * MIB);
+        assertThat(MemoryHeadroom.parse("512MB").minFreeBytes()).isEqualTo(512 * MIB);
+        assertThat(MemoryHeadroom.parse("0").on()).isFalse();
+        assertThatThrownBy(() -> MemoryHeadroom.parse("plenty"))
+                .hasMessage("IMEXPROBE_DRIVER_MINFREEMEMORY must be a size such as 4GB, 512MB or 0, got 'plenty'");
+    }
+
+    @Test
     void memoryNvmlCouldNotTellOrACheckTurnedOffRefusesNothing() {
         assertThat(new MemoryHeadroom(4096 * MIB).refusal(GPU, null)).isNull();
         assertThat(new MemoryHeadroom(4096 * MIB).refusal(null, new long[] {1, 0, 1})).isNull();
