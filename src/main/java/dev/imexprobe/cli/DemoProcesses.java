@@ -90,14 +90,23 @@ final class DemoProcesses {
      * Stops every agent (gracefully first, so each releases its exports) and deletes the demo's folder, the
      * fake driver's state files included. Safe to call twice.
      */
+    /** How long the agents get to stop gracefully, together, before they are killed. */
+    static final java.time.Duration STOP_WAIT = java.time.Duration.ofSeconds(30);
+
     static synchronized void stop(List<Process> processes, Path root) {
         for (Process p : processes) {
             p.descendants().forEach(ProcessHandle::destroy);
             p.destroy();
         }
+        // One deadline for all (they stop in parallel), longer than an agent's own graceful stop can take: the web
+        // server's phase (spring.lifecycle.timeout-per-shutdown-phase, 15 s) and the mesh's (5 s) come one after
+        // the other. An agent killed before it finished would leave its exports behind.
+        long deadline = System.nanoTime() + STOP_WAIT.toNanos();
         for (Process p : processes) {
             try {
-                if (!p.waitFor(15, TimeUnit.SECONDS)) {
+                if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    System.out.println("demo: agent pid " + p.pid() + " did not stop within " + STOP_WAIT.toSeconds()
+                            + " s of SIGTERM; killed (what it still held is left in the state folder)");
                     p.destroyForcibly();
                     p.waitFor(5, TimeUnit.SECONDS);
                 }

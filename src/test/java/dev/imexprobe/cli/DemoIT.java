@@ -132,6 +132,8 @@ class DemoIT {
         assertThat(demo.exitValue()).as(String.join("\n", lines)).isZero();
         assertThat(agents).as("the demo started its agents as child processes").hasSizeGreaterThanOrEqualTo(7);
         assertThat(agents).allSatisfy(a -> assertThat(a.isAlive()).as("agent %d", a.pid()).isFalse());
+        assertThat(lines).as("every agent stopped on SIGTERM, none had to be killed")
+                .noneMatch(l -> l.startsWith("demo: agent pid"));
         assertThat(lines).contains("state files left by the agents: 0");
         String removed = lines.stream().filter(l -> l.startsWith("stopped every agent and removed ")).findFirst()
                 .orElseThrow();
