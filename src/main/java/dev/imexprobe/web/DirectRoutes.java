@@ -84,16 +84,20 @@ public class DirectRoutes extends OncePerRequestFilter {
     }
 
     private boolean probe(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        String[] p = new String[9];
-        String[] names = {"target", "direction", "gpu", "peerGpu", "sizeBytes", "writeback", "debug", "format", "timeout"};
+        List<String> names = ProbeController.PARAMETERS;
+        String[] p = new String[names.size()];
+        int given = 0;
+        boolean unknown;
         try {
-            for (int i = 0; i < names.length; i++) {
-                String[] values = request.getParameterValues(names[i]);
+            for (int i = 0; i < p.length; i++) {
+                String[] values = request.getParameterValues(names.get(i));
                 if (values != null && values.length > 1) {
                     return false; // MVC joins repeated values: leave that to it
                 }
                 p[i] = values == null ? null : values[0];
+                given += values == null ? 0 : 1;
             }
+            unknown = given != request.getParameterMap().size(); // refused below, as MVC does (KnownParameters)
         } catch (InvalidParameterException e) {
             return false; // MVC answers an undecodable query (Problems.undecodableQuery)
         }
@@ -108,6 +112,9 @@ public class DirectRoutes extends OncePerRequestFilter {
         observed(request, PROBE);
         ProbeReport report;
         try {
+            if (unknown) {
+                KnownParameters.check(request, names);
+            }
             report = probe.report(p[0], orDefault(p[1], "both"), p[2], p[3], p[4], orDefault(p[5], "true"),
                     orDefault(p[6], "false"), orDefault(p[7], "json"), p[8],
                     scrapeValues.isEmpty() ? null : scrapeValues.getFirst());

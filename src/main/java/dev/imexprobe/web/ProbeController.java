@@ -52,6 +52,10 @@ public class ProbeController {
     /** host:port, [v6]:port; the host part letters, digits, dots, dashes, underscores, colons in brackets. */
     private static final Pattern TARGET = Pattern.compile("(\\[[0-9A-Fa-f:.]+(%[A-Za-z0-9]+)?]|[A-Za-z0-9._-]+):([0-9]{1,5})");
 
+    /** The query parameters /probe takes, in {@link #probe}'s order (DirectRoutes reads them by this list). */
+    static final List<String> PARAMETERS = List.of("target", "direction", "gpu", "peerGpu", "sizeBytes", "writeback",
+            "debug", "format", "timeout");
+
     private final Prober prober;
     private final ProbeRecorder recorder;
     private final NodeService node;

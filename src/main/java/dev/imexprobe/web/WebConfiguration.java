@@ -19,6 +19,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.http.converter.HttpMessageConverters;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 import tools.jackson.databind.json.JsonMapper;
@@ -26,6 +27,12 @@ import tools.jackson.databind.json.JsonMapper;
 /** Wires the web layer's filters and error pages; no logic here. */
 @Configuration(proxyBeanMethods = false)
 public class WebConfiguration implements WebMvcConfigurer {
+
+    /** A GET route refuses a query parameter it does not take (KnownParameters says why). */
+    @Override
+    public void addInterceptors(InterceptorRegistry registry) {
+        registry.addInterceptor(new KnownParameters());
+    }
 
     /** Request records are read by the contract's own reader, before Spring's JSON converter sees them. */
     @Override

@@ -460,10 +460,23 @@ class AgentApiIT {
                                 + "(imexprobe.exports.maxbytes)"),
                 new Invalid("unknown gpu", "GET", "/probe?target=agent-7:8080&gpu=9", null, 400, "invalid-input",
                         "no GPU '9' on this agent (node-api) (it has [0=" + gpu0 + ", 1=" + gpu1 + "])"),
+                new Invalid("a parameter differing in case", "GET", "/probe?target=agent-7:8080&writeBack=false", null,
+                        400, "invalid-input", "unknown query parameter 'writeBack' (names are case-sensitive: did you "
+                                + "mean 'writeback'?); /probe takes " + PROBE_TAKES + ". Nothing was run."),
+                new Invalid("an unknown parameter, Prometheus text asked for", "GET",
+                        "/probe?target=agent-7:8080&format=prometheus&module=imex", null, 400, "invalid-input",
+                        "unknown query parameter 'module'; /probe takes " + PROBE_TAKES + ". Nothing was run."),
                 // the others
                 new Invalid("bad scope", "GET", "/v1/mesh?scope=world", null, 400, "invalid-input",
-                        "scope must be agent or domain, got 'world'"));
+                        "scope must be agent or domain, got 'world'"),
+                new Invalid("a misspelt refresh", "GET", "/v1/node?refesh=true", null, 400, "invalid-input",
+                        "unknown query parameter 'refesh'; /v1/node takes refresh. Nothing was run."),
+                new Invalid("a parameter the page does not take", "GET", "/?scope=domain", null, 400, "invalid-input",
+                        "unknown query parameter 'scope'; / takes no query parameters. Nothing was run."));
     }
+
+    private static final String PROBE_TAKES = "target, direction, gpu, peerGpu, sizeBytes, writeback, debug, format, "
+            + "timeout";
 
     /**
      * Refusals worded by Spring, not by us: the status, the problem type and that the detail names what was wrong
