@@ -54,7 +54,7 @@ public class ProbeController {
 
     /** The query parameters /probe takes, in {@link #probe}'s order (DirectRoutes reads them by this list). */
     static final List<String> PARAMETERS = List.of("target", "direction", "gpu", "peerGpu", "sizeBytes", "writeback",
-            "debug", "format", "timeout");
+            "debug", "format", "timeout", "module");
 
     private final Prober prober;
     private final ProbeRecorder recorder;
@@ -86,6 +86,8 @@ public class ProbeController {
                                    @RequestParam(defaultValue = "false") String debug,
                                    @RequestParam(defaultValue = "json") String format,
                                    @RequestParam(required = false) String timeout,
+                                   // blackbox_exporter's: a job copied from its config sends it; nothing to choose here
+                                   @RequestParam(required = false) String module,
                                    @RequestHeader(name = ProbeBudget.SCRAPE_TIMEOUT, required = false)
                                    String scrapeTimeout) {
         ProbeReport report = report(target, direction, gpu, peerGpu, sizeBytes, writeback, debug, format, timeout,

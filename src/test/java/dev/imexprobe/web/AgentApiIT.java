@@ -464,8 +464,8 @@ class AgentApiIT {
                         400, "invalid-input", "unknown query parameter 'writeBack' (names are case-sensitive: did you "
                                 + "mean 'writeback'?); /probe takes " + PROBE_TAKES + ". Nothing was run."),
                 new Invalid("an unknown parameter, Prometheus text asked for", "GET",
-                        "/probe?target=agent-7:8080&format=prometheus&module=imex", null, 400, "invalid-input",
-                        "unknown query parameter 'module'; /probe takes " + PROBE_TAKES + ". Nothing was run."),
+                        "/probe?target=agent-7:8080&format=prometheus&modules=imex", null, 400, "invalid-input",
+                        "unknown query parameter 'modules'; /probe takes " + PROBE_TAKES + ". Nothing was run."),
                 // the others
                 new Invalid("bad scope", "GET", "/v1/mesh?scope=world", null, 400, "invalid-input",
                         "scope must be agent or domain, got 'world'"),
@@ -476,7 +476,7 @@ class AgentApiIT {
     }
 
     private static final String PROBE_TAKES = "target, direction, gpu, peerGpu, sizeBytes, writeback, debug, format, "
-            + "timeout";
+            + "timeout, module";
 
     /**
      * Refusals worded by Spring, not by us: the status, the problem type and that the detail names what was wrong
