@@ -1989,6 +1989,40 @@ static void t_no_fabric(void *arg) {
     check_nothing_live("after the no-FABRIC run");
 }
 
+/* GPU 0 with 4 MiB left by another process (gpu.0.memory_used_mib): the context is retained as on the H100 beside a
+ * full GPU; cuMemGetInfo counts the others' memory; two 2 MiB allocations fit, the third is 2. */
+static void t_full_gpu(void *arg) {
+    (void)arg;
+    if (!open_driver(0)) return;
+    size_t free = 0, total = 0;
+    REQUIRE_OK(d.cuMemGetInfo(&free, &total));
+    check(free == 4 * MIB && total == 143771ULL * MIB, "cuMemGetInfo beside a job: free %zu (want 4 MiB), total %zu",
+          free, total);
+    CUmemGenericAllocationHandle h[3];
+    REQUIRE_OK(create(&h[0], 2 * MIB, 0, CU_MEM_HANDLE_TYPE_FABRIC));
+    REQUIRE_OK(create(&h[1], 2 * MIB, 0, CU_MEM_HANDLE_TYPE_FABRIC));
+    EXPECT(create(&h[2], 2 * MIB, 0, CU_MEM_HANDLE_TYPE_FABRIC), CUDA_ERROR_OUT_OF_MEMORY,
+           "cuMemCreate past what the job left (measured on an H100: 2)");
+    REQUIRE_OK(d.cuMemGetInfo(&free, &total));
+    check(free == 0, "cuMemGetInfo after both: free %zu (want 0)", free);
+    REQUIRE_OK(d.cuMemRelease(h[0]));
+    REQUIRE_OK(d.cuMemRelease(h[1]));
+    if (REQUIRE_OK(create(&h[2], 2 * MIB, 0, CU_MEM_HANDLE_TYPE_FABRIC))) REQUIRE_OK(d.cuMemRelease(h[2]));
+}
+
+static void full_gpu(void) {
+    snprintf(scenario, sizeof scenario, "%s", "full");
+    char dir[600], channels[700], conf[800];
+    snprintf(dir, sizeof dir, "%s/full", root);
+    snprintf(channels, sizeof channels, "%s/channels", dir);
+    snprintf(conf, sizeof conf, "%s/full.conf", dir);
+    make_channel_dir(channels, (const int[]){0}, 1);
+    write_file(conf, "gpus=1\ngpu.0.memory_used_mib=143767\n");
+    struct env e = base_env("full", channels);
+    env_set(&e, "FAKECUDA_CONFIG", "%s", conf);
+    run("full", &e, t_full_gpu, NULL);
+}
+
 static void no_fabric(void) {
     snprintf(scenario, sizeof scenario, "%s", "nofabric");
     char dir[600], channels[700], conf[800], log[800];
@@ -2041,6 +2075,7 @@ int main(int argc, char **argv) {
     faults();
     compute_modes();
     no_fabric();
+    full_gpu();
 
     remove_tree(root);
     printf("fake-selftest: %d checks, %d failed\n", tally->checks, tally->failed);

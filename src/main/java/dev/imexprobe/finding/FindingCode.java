@@ -196,6 +196,13 @@ public enum FindingCode {
     DRIVER_ERROR(Severity.ERROR, Blame.TARGET,
             "{stage} failed with {driverResult}.",
             "See the driver's explanation in the evidence and the stage detail; look at dmesg (Xid) on the node."),
+    GPU_OUT_OF_MEMORY(Severity.INFO, Blame.SOURCE,
+            "{stage} failed with {driverResult}: the GPU had no memory left for the probe's allocation. A job took it "
+                    + "after the agent last read the GPU's free memory (the node report, each mesh round), or "
+                    + "imexprobe.driver.min-free-memory is 0. Nothing was learnt about IMEX: the pair is not probed.",
+            "Nothing to fix while a job fills the GPU: the next node report reads its memory and the agent leaves "
+                    + "it alone (GPU_MEMORY_IN_USE). If no job holds the memory (nvidia-smi "
+                    + "--query-compute-apps=pid,used_memory), find the process that does."),
     RELEASE_FAILED(Severity.WARNING, Blame.LOCAL,
             "Releasing the probe's memory failed with {driverResult}.",
             "Watch imexprobe_allocations_live and GPU memory; restart the agent if memory does not return."),

@@ -73,8 +73,8 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
             debug.say(r.name().label() + " (" + r.name().purpose() + "): " + r.status().label()
                     + (r.cuResultName() != null ? " " + r.cuResultName() : "") + ", " + r.detail());
         }
-        return new PairResult(direction, sourceNode, source.uuid(), targetNode, target.uuid(), Verdict.of(pass),
-                seconds(start), finding, stages, debug.lines());
+        return new PairResult(direction, sourceNode, source.uuid(), targetNode, target.uuid(),
+                ProbeDiagnosis.verdict(pass, finding), seconds(start), finding, stages, debug.lines());
     }
 
     /**

@@ -57,6 +57,15 @@ public final class ProbeDiagnosis {
         return onExporter && finding.blame() == Blame.TARGET ? finding.withBlame(Blame.SOURCE, null) : finding;
     }
 
+    /**
+     * An exchange's verdict from whether its stages passed and its finding: one that could not allocate on a full
+     * GPU ({@link FindingCode#GPU_OUT_OF_MEMORY}) is not probed, never failed, as a GPU the agent left to a job is.
+     */
+    public static Verdict verdict(boolean pass, Finding finding) {
+        return pass ? Verdict.PASS : finding != null && FindingCode.GPU_OUT_OF_MEMORY.name().equals(finding.code())
+                ? Verdict.NOT_PROBED : Verdict.FAIL;
+    }
+
     /** What an importer's finding says of whether it saw the exporter's GPU; null when it does not say. */
     public static Boolean exporterGpuSeen(Finding importerFinding) {
         Object seen = importerFinding == null || importerFinding.evidence() == null ? null
@@ -75,7 +84,10 @@ public final class ProbeDiagnosis {
             return FindingCode.CONTEXT_POISONED;
         }
         return switch (stage) {
+            // Measured on an H100 beside a job holding all but 8 or 64 MiB: the context is retained and
+            // cuMemCreate(2 MiB) returns 2. A full GPU says nothing about IMEX (the pair is not probed, verdict).
             case CREATE -> code == CuResult.NOT_PERMITTED.code() ? FindingCode.CREATE_NOT_PERMITTED
+                    : code == CuResult.OUT_OF_MEMORY.code() ? FindingCode.GPU_OUT_OF_MEMORY
                     : FindingCode.DRIVER_ERROR;
             case EXPORT -> FindingCode.DRIVER_ERROR;
             case IMPORT -> {

@@ -33,7 +33,7 @@ public final class SelfProbe {
         List<StageResult> stages = engine.run(session, STAGES);
         boolean pass = StageEngine.passed(stages);
         Finding finding = ProbeDiagnosis.diagnose(stages, true, null, true, node, node);
-        return new SelfProbeResult(ordinal, sizeBytes, pass ? Verdict.PASS : Verdict.FAIL,
+        return new SelfProbeResult(ordinal, sizeBytes, ProbeDiagnosis.verdict(pass, finding),
                 (System.nanoTime() - start) / 1e9, stages, finding);
     }
 

@@ -8,6 +8,7 @@ import dev.imexprobe.api.VerifyRequest;
 import dev.imexprobe.api.Wire;
 import dev.imexprobe.cuda.FabricInfo;
 import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.finding.Finding;
 import dev.imexprobe.node.NodeService;
 import dev.imexprobe.peer.PeerClient;
 import dev.imexprobe.probe.ExportRegistry;
@@ -64,10 +65,9 @@ public class ExportController {
                     created.stages(), created.refused()));
         }
         if (!created.ok()) {
-            ExportReply failed = new ExportReply(null, null, "FABRIC", size, exporter(gpu), null, Verdict.FAIL,
-                    created.stages(), ProbeDiagnosis.diagnose(created.stages(), false, null, null,
-                            node.identity().node(), null));
-            return ResponseEntity.ok(failed);
+            Finding why = ProbeDiagnosis.diagnose(created.stages(), false, null, null, node.identity().node(), null);
+            return ResponseEntity.ok(new ExportReply(null, null, "FABRIC", size, exporter(gpu), null,
+                    ProbeDiagnosis.verdict(false, why), created.stages(), why));
         }
         ExportRegistry.Export e = created.export();
         ExportReply reply = new ExportReply(e.id(), e.session().fabricHandle().base64(), "FABRIC", size, exporter(gpu),

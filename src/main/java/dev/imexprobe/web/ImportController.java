@@ -3,6 +3,7 @@ package dev.imexprobe.web;
 import dev.imexprobe.api.ImportReply;
 import dev.imexprobe.api.ImportRequest;
 import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.finding.Finding;
 import dev.imexprobe.node.NodeService;
 import dev.imexprobe.probe.ExportLimits;
 import dev.imexprobe.probe.Importer;
@@ -53,7 +54,7 @@ public class ImportController {
         String exporterNode = request.exporterNode();
         List<StageResult> stages = importer.importFabric(request.fabricHandle(), size, gpu.index(), request.seed(),
                 request.writebackSeed(), contentsDone);
-        dev.imexprobe.finding.Finding refused = importer.refusal(gpu.index());
+        Finding refused = importer.refusal(gpu.index());
         if (refused != null) {
             // compute mode, MIG or no fabric memory: no context is created on this GPU (no stage ran); the answer is
             // the finding
@@ -63,8 +64,9 @@ public class ImportController {
         String self = node.identity().node();
         String exporterGpu = request.exporterGpu();
         Boolean seen = exporterGpu == null ? null : node.reaches(exporterGpu);
-        return new ImportReply(Verdict.of(StageEngine.passed(stages)), (System.nanoTime() - start) / 1e9, self,
-                node.identity().id(), gpu.index(), gpu.uuid(), stages,
-                ProbeDiagnosis.diagnose(stages, self.equals(exporterNode), exporterGpu, seen, exporterNode, self));
+        Finding why = ProbeDiagnosis.diagnose(stages, self.equals(exporterNode), exporterGpu,
+                seen, exporterNode, self);
+        return new ImportReply(ProbeDiagnosis.verdict(StageEngine.passed(stages), why),
+                (System.nanoTime() - start) / 1e9, self, node.identity().id(), gpu.index(), gpu.uuid(), stages, why);
     }
 }

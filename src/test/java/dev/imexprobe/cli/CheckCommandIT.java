@@ -134,7 +134,8 @@ class CheckCommandIT {
     void aGpuAJobHasFilledIsLeftToTheJob() throws Exception {
         java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
         int busy = random.nextInt(2);
-        long free = 1 + random.nextInt(4095); // MiB, below the default 4 GiB
+        // MiB, below the default 4 GiB; half the time less than the self-probe's 2 MiB allocation
+        long free = random.nextBoolean() ? 1 : 2 + random.nextInt(4094);
         FakeMachine m = FakeMachine.h200(tmp).gpus(2).config("gpu." + busy + ".memory_used_mib",
                 Long.toString(143771 - free));
         Map<String, String> env = m.env();
@@ -161,7 +162,16 @@ class CheckCommandIT {
         Run off = check(env, tmp, "--json");
         assertThat(off.exit()).as(off.stdout()).isZero();
         assertThat(off.json().get("selfProbe")).hasSize(2);
-        assertThat(off.json().get("findings").toString()).doesNotContain("GPU_MEMORY_IN_USE");
+        assertThat(off.json().get("findings").findValuesAsString("code")).doesNotContain("GPU_MEMORY_IN_USE");
+        JsonNode onBusy = off.json().get("selfProbe").get(busy);
+        if (free >= 2) {
+            assertThat(onBusy.get("verdict").asString()).as(onBusy.toString()).isEqualTo("pass");
+        } else {
+            // the 2 MiB do not fit (an H100 beside such a job: cuMemCreate 2): not probed, and exit 0 as above
+            assertThat(onBusy.get("verdict").asString()).as(onBusy.toString()).isEqualTo("not_probed");
+            assertThat(onBusy.get("finding").get("code").asString()).isEqualTo("GPU_OUT_OF_MEMORY");
+            assertThat(onBusy.get("finding").get("severity").asString()).isEqualTo("info");
+        }
 
         env.put("IMEXPROBE_DRIVER_MINFREEMEMORY", "plenty");
         Run bad = check(env, tmp);

@@ -37,14 +37,33 @@ class ProbeDiagnosisTest {
 
     @Test
     void anyOtherDriverErrorOnTheExporterBlamesTheSource() {
-        Finding create = failAt(Stage.CREATE, 2, false);
+        Finding create = failAt(Stage.CREATE, 1, false);
         Finding export = failAt(Stage.EXPORT, 1, false);
 
         assertThat(create.code()).isEqualTo("DRIVER_ERROR");
         assertThat(create.blame()).as("cuMemCreate runs on the exporter").isEqualTo(Blame.SOURCE);
-        assertThat(create.cause()).isEqualTo("create failed with CUDA_ERROR_OUT_OF_MEMORY.");
+        assertThat(create.cause()).isEqualTo("create failed with CUDA_ERROR_INVALID_VALUE.");
+        assertThat(ProbeDiagnosis.verdict(false, create)).isEqualTo(Verdict.FAIL);
         assertThat(export.code()).isEqualTo("DRIVER_ERROR");
         assertThat(export.blame()).as("cuMemExportToShareableHandle runs on the exporter").isEqualTo(Blame.SOURCE);
+    }
+
+    /** A GPU a job has filled (an H100: cuMemCreate 2 with the context retained) is not probed, never failed. */
+    @Test
+    void outOfMemoryAtCreateIsAFullGpuNotAFailure() {
+        for (boolean sameNode : new boolean[] {false, true}) {
+            Finding f = failAt(Stage.CREATE, 2, sameNode);
+
+            assertThat(f.code()).isEqualTo("GPU_OUT_OF_MEMORY");
+            assertThat(f.severity().name()).isEqualTo("INFO");
+            assertThat(f.blame()).as("the exporter's GPU is the full one").isEqualTo(Blame.SOURCE);
+            assertThat(f.cause()).startsWith("create failed with CUDA_ERROR_OUT_OF_MEMORY: the GPU had no memory left");
+            assertThat(ProbeDiagnosis.verdict(false, f)).isEqualTo(Verdict.NOT_PROBED);
+            assertThat(ProbeDiagnosis.verdict(true, null)).isEqualTo(Verdict.PASS);
+        }
+        // elsewhere 2 is no full exporter: the importer allocates nothing of the probe's size
+        assertThat(failAt(Stage.IMPORT, 2, false).code()).isEqualTo("DRIVER_ERROR");
+        assertThat(ProbeDiagnosis.verdict(false, failAt(Stage.IMPORT, 2, false))).isEqualTo(Verdict.FAIL);
     }
 
     @Test
