@@ -52,7 +52,7 @@ final class KnownParameters implements HandlerInterceptor {
                 continue;
             }
             p.initParameterNameDiscovery(NAMES);
-            names.add(a.name().isEmpty() ? p.getParameterName() : a.name());
+            names.add(!a.name().isEmpty() ? a.name() : !a.value().isEmpty() ? a.value() : p.getParameterName());
         }
         return List.copyOf(names);
     }
