@@ -85,9 +85,11 @@ public final class ProbeDiagnosis {
         }
         return switch (stage) {
             // Measured on an H100 beside a job holding all but 8 or 64 MiB: the context is retained and
-            // cuMemCreate(2 MiB) returns 2. A full GPU says nothing about IMEX (the pair is not probed, verdict).
+            // cuMemCreate(2 MiB) returns 2. A GPU NVML finds full says nothing about IMEX (the pair is not probed,
+            // verdict); a 2 with memory free is the driver's and fails.
             case CREATE -> code == CuResult.NOT_PERMITTED.code() ? FindingCode.CREATE_NOT_PERMITTED
-                    : code == CuResult.OUT_OF_MEMORY.code() ? FindingCode.GPU_OUT_OF_MEMORY
+                    : code == CuResult.OUT_OF_MEMORY.code() && failed.detail() != null
+                            && failed.detail().contains(CreateStage.GPU_FULL) ? FindingCode.GPU_OUT_OF_MEMORY
                     : FindingCode.DRIVER_ERROR;
             case EXPORT -> FindingCode.DRIVER_ERROR;
             case IMPORT -> {

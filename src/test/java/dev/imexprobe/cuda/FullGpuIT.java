@@ -75,4 +75,21 @@ class FullGpuIT {
             assertThat(a.metric("imexprobe_allocations_live", "kind", "created")).as(a.toString()).isZero();
         }
     }
+
+    /** A 2 from cuMemCreate where NVML finds the GPU empty is the driver's: a failed pair, never hidden as busy. */
+    @Test
+    void outOfMemoryOnAnEmptyGpuStillFails() {
+        x.faults("cuMemCreate=2");
+        try {
+            JsonNode report = x.get("/probe?target=" + f.hostPort() + "&direction=push").json();
+            JsonNode r = report.path("results").get(0);
+            assertThat(r.path("verdict").asString()).as(r.toString()).isEqualTo("fail");
+            assertThat(r.path("finding").path("code").asString()).isEqualTo("DRIVER_ERROR");
+            assertThat(r.path("finding").path("severity").asString()).isEqualTo("error");
+            assertThat(r.path("stages").get(0).path("detail").asString()).endsWith(
+                    "returned CUDA_ERROR_OUT_OF_MEMORY; NVML reports 143771 MiB free: not a full GPU");
+        } finally {
+            x.clearFaults();
+        }
+    }
 }

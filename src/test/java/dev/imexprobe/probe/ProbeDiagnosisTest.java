@@ -48,22 +48,43 @@ class ProbeDiagnosisTest {
         assertThat(export.blame()).as("cuMemExportToShareableHandle runs on the exporter").isEqualTo(Blame.SOURCE);
     }
 
-    /** A GPU a job has filled (an H100: cuMemCreate 2 with the context retained) is not probed, never failed. */
+    /**
+     * A GPU a job has filled (an H100: cuMemCreate 2 with the context retained) is not probed, never failed; a 2 where
+     * NVML finds memory free, or cannot tell, is the driver's and fails.
+     */
     @Test
-    void outOfMemoryAtCreateIsAFullGpuNotAFailure() {
+    void outOfMemoryAtCreateIsAFullGpuOnlyWhereNvmlFindsItFull() {
+        String call = "cuMemCreate(FABRIC, 2 MiB) on GPU 0 returned CUDA_ERROR_OUT_OF_MEMORY";
         for (boolean sameNode : new boolean[] {false, true}) {
-            Finding f = failAt(Stage.CREATE, 2, sameNode);
+            Finding full = createFailed(call + CreateStage.GPU_FULL + "8 MiB free", sameNode);
+            assertThat(full.code()).isEqualTo("GPU_OUT_OF_MEMORY");
+            assertThat(full.severity().name()).isEqualTo("INFO");
+            assertThat(full.blame()).as("the exporter's GPU is the full one").isEqualTo(Blame.SOURCE);
+            assertThat(full.cause()).startsWith("create failed with CUDA_ERROR_OUT_OF_MEMORY: the GPU had no memory left");
+            assertThat(ProbeDiagnosis.verdict(false, full)).isEqualTo(Verdict.NOT_PROBED);
 
-            assertThat(f.code()).isEqualTo("GPU_OUT_OF_MEMORY");
-            assertThat(f.severity().name()).isEqualTo("INFO");
-            assertThat(f.blame()).as("the exporter's GPU is the full one").isEqualTo(Blame.SOURCE);
-            assertThat(f.cause()).startsWith("create failed with CUDA_ERROR_OUT_OF_MEMORY: the GPU had no memory left");
-            assertThat(ProbeDiagnosis.verdict(false, f)).isEqualTo(Verdict.NOT_PROBED);
-            assertThat(ProbeDiagnosis.verdict(true, null)).isEqualTo(Verdict.PASS);
+            for (String notFull : new String[] {call + "; NVML reports 140000 MiB free: not a full GPU",
+                    call + "; NVML could not tell the GPU's free memory", call}) {
+                Finding f = createFailed(notFull, sameNode);
+                assertThat(f.code()).as(notFull).isEqualTo("DRIVER_ERROR");
+                assertThat(f.severity().name()).isEqualTo("ERROR");
+                assertThat(ProbeDiagnosis.verdict(false, f)).isEqualTo(Verdict.FAIL);
+            }
         }
-        // elsewhere 2 is no full exporter: the importer allocates nothing of the probe's size
+        assertThat(ProbeDiagnosis.verdict(true, null)).isEqualTo(Verdict.PASS);
+        // elsewhere 2 is no full exporter
         assertThat(failAt(Stage.IMPORT, 2, false).code()).isEqualTo("DRIVER_ERROR");
-        assertThat(ProbeDiagnosis.verdict(false, failAt(Stage.IMPORT, 2, false))).isEqualTo(Verdict.FAIL);
+    }
+
+    private static Finding createFailed(String detail, boolean sameNode) {
+        List<StageResult> stages = new ArrayList<>();
+        stages.add(new StageResult(Stage.CREATE, StageStatus.FAILED, 2, "CUDA_ERROR_OUT_OF_MEMORY", 0.001, detail));
+        for (Stage s : Stage.values()) {
+            if (s != Stage.CREATE) {
+                stages.add(StageResult.skipped(s, "not run: create failed"));
+            }
+        }
+        return ProbeDiagnosis.diagnose(stages, sameNode, "GPU-a", true, "node-a", sameNode ? "node-a" : "node-b");
     }
 
     @Test
