@@ -86,13 +86,13 @@ final class DemoProcesses {
         }
     }
 
+    /** How long the agents get to stop gracefully, together, before they are killed. */
+    static final java.time.Duration STOP_WAIT = java.time.Duration.ofSeconds(30);
+
     /**
      * Stops every agent (gracefully first, so each releases its exports) and deletes the demo's folder, the
      * fake driver's state files included. Safe to call twice.
      */
-    /** How long the agents get to stop gracefully, together, before they are killed. */
-    static final java.time.Duration STOP_WAIT = java.time.Duration.ofSeconds(30);
-
     static synchronized void stop(List<Process> processes, Path root) {
         for (Process p : processes) {
             p.descendants().forEach(ProcessHandle::destroy);
