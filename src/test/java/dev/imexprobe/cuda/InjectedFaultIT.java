@@ -102,8 +102,7 @@ class InjectedFaultIT {
             assertThat(stage(i, "map", "status")).isEqualTo("timeout");
             assertThat(stage(i, "release", "status")).isEqualTo("skipped");
             assertThat(stage(i, "release", "detail")).contains("deferred");
-            assertThat(waited).as("bounded by the %d s driver deadline", HANG_DEADLINE_SECONDS)
-                    .isBetween((double) HANG_DEADLINE_SECONDS, HANG_DEADLINE_SECONDS + 3.0);
+            assertBoundedByTheDeadline(i, "map", waited);
             assertThat(importer.request(new WorkerRequest.Info()).get("fake").get("liveAllocations").asInt())
                     .isEqualTo(1);
             m.clearFaults();
@@ -231,6 +230,20 @@ class InjectedFaultIT {
         assertThat(m.stateFiles()).isEmpty();
     }
 
+    /**
+     * A hang is bounded where the deadline is enforced: the timed-out stage, timed inside the worker, took the driver
+     * deadline. The request's wall time also holds the worker's cold first request and the host's load (0.5–0.8 s
+     * over the deadline on an idle 2-core machine, 3 s once in a CI run on a loaded one), so it is bounded loosely:
+     * the answer came, long before a hang without a deadline would give one.
+     */
+    private static void assertBoundedByTheDeadline(JsonNode reply, String stage, double waited) {
+        double took = Double.parseDouble(stage(reply, stage, "durationSeconds"));
+        assertThat(took).as("%s, timed in the worker, against the %d s driver deadline: %s", stage,
+                HANG_DEADLINE_SECONDS, reply).isBetween((double) HANG_DEADLINE_SECONDS, HANG_DEADLINE_SECONDS + 0.5);
+        assertThat(waited).as("the request's wall time").isBetween((double) HANG_DEADLINE_SECONDS,
+                HANG_DEADLINE_SECONDS + 10.0);
+    }
+
     /** A fill kernel that never loads or never finishes is a create timeout within the driver deadline, as any call. */
     @ParameterizedTest(name = "{0}=hang")
     @CsvSource({"cuModuleLoadData", "cuLaunchKernel"})
@@ -243,8 +256,7 @@ class InjectedFaultIT {
             double waited = (System.nanoTime() - start) / 1e9;
             assertThat(e.get("ok").asBoolean()).isFalse();
             assertThat(stage(e, "create", "status")).isEqualTo("timeout");
-            assertThat(waited).as("bounded by the %d s driver deadline", HANG_DEADLINE_SECONDS)
-                    .isBetween((double) HANG_DEADLINE_SECONDS, HANG_DEADLINE_SECONDS + 3.0);
+            assertBoundedByTheDeadline(e, "create", waited);
             m.clearFaults();
             // Once the call returns, the same process fills again.
             long deadline = System.nanoTime() + 10_000_000_000L;
