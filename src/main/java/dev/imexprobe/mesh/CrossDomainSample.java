@@ -82,8 +82,16 @@ public final class CrossDomainSample {
                 "targetDomain", targetDomain));
     }
 
-    /** Judges a sample's result and remembers it for the pair. */
+    /**
+     * Judges a sample's result and remembers it for the pair. A sample that failed before the importer acted on the
+     * exporter's memory (a full or broken exporter GPU, an unreachable peer) or was not probed shows nothing about the
+     * domains: the pair keeps what its last sample showed, and its next turn samples again.
+     */
     public Finding record(PairKey key, String sourceDomain, String targetDomain, PairResult result) {
+        StageResult first = result.firstFailure();
+        if (!result.passed() && (first == null || !first.name().reachesTheExport())) {
+            return findingFor(key, sourceDomain, targetDomain);
+        }
         Map<String, Object> e = new LinkedHashMap<>();
         e.put("sourceNode", key.sourceNode());
         e.put("sourceDomain", sourceDomain);
@@ -101,9 +109,7 @@ public final class CrossDomainSample {
                 f = FindingCode.IMEX_DOMAINS_NOT_ISOLATED.finding(e);
             }
         } else {
-            StageResult first = result.firstFailure();
-            e.put("sample", first == null ? String.valueOf(result.verdict())
-                    : first.name().label() + " " + (first.cuResultName() != null ? first.cuResultName()
+            e.put("sample", first.name().label() + " " + (first.cuResultName() != null ? first.cuResultName()
                     : first.status().name()));
             f = FindingCode.DIFFERENT_IMEX_DOMAIN.finding(e);
         }

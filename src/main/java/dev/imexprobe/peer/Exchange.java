@@ -65,7 +65,8 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
         boolean pass = peerFinding == null && StageEngine.passed(stages);
         Finding finding = peerFinding != null ? peerFinding : ProbeDiagnosis.diagnose(stages,
                 sourceNode.equals(targetNode), source.uuid(), exporterGpuSeen, sourceNode, targetNode);
-        if (!pass && peerFinding == null && !ImexDomain.same(source.domain(), target.domain())) {
+        if (!pass && peerFinding == null && !ImexDomain.same(source.domain(), target.domain())
+                && reachedTheExport(stages)) {
             finding = acrossDomains(source.domain(), target.domain(), finding);
         }
         for (int i = 0; debug.on() && i < stages.size(); i++) {
@@ -93,6 +94,16 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
                                 GpuSelector.Gpu target, List<StageResult> stages, Finding why, long start) {
         return new PairResult(direction, sourceNode, source.uuid(), targetNode, target.uuid(), Verdict.NOT_PROBED,
                 seconds(start), ContextGuard.inPair(why, source.uuid(), target.uuid()), stages, null);
+    }
+
+    /**
+     * Whether the first failure came where the importer acts on the exporter's memory: only there does a failure
+     * between two domains show that they are apart. A full GPU or a broken driver on the exporter fails the same way
+     * in any pair, and is named as such, never as domains apart by design.
+     */
+    static boolean reachedTheExport(List<StageResult> stages) {
+        StageResult failed = StageEngine.firstFailure(stages);
+        return failed != null && failed.name().reachesTheExport();
     }
 
     /** A failure between GPUs of different IMEX domains is what they are: apart by design, not broken. */

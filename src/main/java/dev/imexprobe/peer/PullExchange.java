@@ -16,6 +16,7 @@ import dev.imexprobe.probe.LocalAgent;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.Stage;
+import dev.imexprobe.probe.StageEngine;
 import dev.imexprobe.probe.StageResult;
 import dev.imexprobe.probe.StageStatus;
 import dev.imexprobe.probe.StageStitch;
@@ -65,7 +66,9 @@ final class PullExchange extends Exchange {
                     pulled(PeerAnswers.peerFinding(peer.target(), reply)), start, debug);
         }
         ExportReply export = reply.value();
-        if (export.verdict() == Verdict.NOT_PROBED) {
+        if (export.verdict() == Verdict.NOT_PROBED && StageEngine.firstFailure(export.stages()) == null) {
+            // a GPU that takes no context refused before any stage ran; a full GPU's failed create (also not
+            // probed) goes on below, to be diagnosed here where both nodes are known
             return notProbed(Direction.PULL, peer.node(), theirs, self.node(), mine, export.stages(), export.finding(),
                     start);
         }

@@ -26,6 +26,15 @@ public enum Stage {
         this.purpose = purpose;
     }
 
+    /**
+     * Whether the stage acts on the exporter's memory from the importer's side: the only stages whose failure can
+     * say that two IMEX domains are apart. A failure before them (the exporter's create or export, the handle's
+     * trip) or in reserving the importer's own address range says nothing about the domains.
+     */
+    public boolean reachesTheExport() {
+        return this == IMPORT || this == MAP || this == ACCESS || this == VERIFY || this == WRITEBACK;
+    }
+
     /** What the stage does, in a sentence (for debug=true and the docs). */
     public String purpose() {
         return purpose;

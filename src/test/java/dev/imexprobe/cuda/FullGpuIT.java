@@ -65,6 +65,10 @@ class FullGpuIT {
             assertThat(finding.path("blame").asString()).isEqualTo("source");
             assertThat(finding.path("evidence").path("stage").asString()).isEqualTo("create");
             assertThat(finding.path("evidence").path("driverResult").asString()).isEqualTo("CUDA_ERROR_OUT_OF_MEMORY");
+            // both directions name the pair's nodes: a pull's exporter is not told who imports, the importer is
+            assertThat(finding.path("evidence").path("sourceNode").asString()).isEqualTo("node-f");
+            assertThat(finding.path("evidence").path("targetNode").asString()).as(r.toString()).isEqualTo("node-x");
+            assertThat(finding.path("evidence").path("sameNode").asBoolean()).isFalse();
         }
         assertThat(x.metric("imexprobe_pair_up", "source_gpu", f.gpuUuid(0), "target_gpu", x.gpuUuid(0)))
                 .as("never a failed pair").isNaN();

@@ -93,6 +93,29 @@ class CrossDomainSampleTest {
         assertThat(s.findingFor(AB, C1, C2)).isEqualTo(f);
     }
 
+    /**
+     * A sample that failed before the importer touched the exporter's memory (a drawn stage: the exporter's create or
+     * export, the handle's trip, the importer's own address range) or was not probed shows nothing about the
+     * domains: the pair keeps the last sample's finding.
+     */
+    @Test
+    void aSampleThatNeverReachedTheExportKeepsTheLastFinding() {
+        List<Stage> before = List.of(Stage.CREATE, Stage.EXPORT, Stage.TRANSFER, Stage.RESERVE);
+        Stage stage = before.get(java.util.concurrent.ThreadLocalRandom.current().nextInt(before.size()));
+        PairResult early = new PairResult(Direction.PUSH, "a", "GPU-a", "b", "GPU-b", Verdict.FAIL, 0.1, null,
+                List.of(new StageResult(stage, StageStatus.FAILED, 2, "CUDA_ERROR_OUT_OF_MEMORY", 0.01, "x")), null);
+        PairResult notProbed = new PairResult(Direction.PUSH, "a", "GPU-a", "b", "GPU-b", Verdict.NOT_PROBED, 0.1,
+                null, List.of(), null);
+        CrossDomainSample s = sample(Duration.ofSeconds(1));
+
+        assertThat(s.record(AB, C1, C2, early).evidence()).as(stage.label()).doesNotContainKey("sample");
+        assertThat(s.findingFor(AB, C1, C2).evidence()).doesNotContainKey("sample");
+        Finding proven = s.record(AB, C1, C2, failedAtImport());
+        assertThat(s.record(AB, C1, C2, early)).as(stage.label()).isEqualTo(proven);
+        assertThat(s.record(AB, C1, C2, notProbed)).isEqualTo(proven);
+        assertThat(s.findingFor(AB, C1, C2).evidence()).containsEntry("sample", "import CUDA_ERROR_NOT_SUPPORTED");
+    }
+
     @Test
     void aPassAcrossDomainsIsNotIsolated() {
         CrossDomainSample s = sample(Duration.ofSeconds(1));
