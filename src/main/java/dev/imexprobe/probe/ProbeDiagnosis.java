@@ -24,8 +24,8 @@ public final class ProbeDiagnosis {
      * @param exporterGpu     the exporter's GPU UUID, for the evidence; null when not known
      * @param exporterGpuSeen whether the importer's process has the exporter's GPU: CUDA enumerates it, or NVML
      *                        reaches it past CUDA_VISIBLE_DEVICES (its device node is there); null when not known
-     * @param sourceNode      the exporter's node, for the evidence
-     * @param targetNode      the importer's node
+     * @param sourceNode      the exporter's node, for the evidence; null when not known
+     * @param targetNode      the importer's node; null when not known (an export's own reply)
      */
     public static Finding diagnose(List<StageResult> stages, boolean sameNode, String exporterGpu,
                                    Boolean exporterGpuSeen, String sourceNode, String targetNode) {
@@ -41,9 +41,17 @@ public final class ProbeDiagnosis {
             evidence.put("driverResultCode", failed.cuResult());
         }
         evidence.put("detail", failed.detail());
-        evidence.put("sourceNode", sourceNode);
-        evidence.put("targetNode", targetNode);
-        evidence.put("sameNode", sameNode);
+        // a side not known here (an export asked for by hand names no importer) is left out, never written as
+        // null, nor guessed as another node
+        if (sourceNode != null) {
+            evidence.put("sourceNode", sourceNode);
+        }
+        if (targetNode != null) {
+            evidence.put("targetNode", targetNode);
+        }
+        if (sourceNode != null && targetNode != null) {
+            evidence.put("sameNode", sameNode);
+        }
         if (exporterGpu != null) {
             evidence.put("exporterGpu", exporterGpu);
         }

@@ -758,6 +758,11 @@ class AgentApiIT {
         assertThat(refused.json().get("verdict").asString()).isEqualTo("fail");
         assertThat(refused.json().has("id")).isFalse();
         assertThat(refused.json().get("finding").get("code").asString()).isEqualTo("CREATE_NOT_PERMITTED");
+        // the exporter names itself; who would import it does not know, so it says nothing of that side
+        JsonNode evidence = refused.json().get("finding").get("evidence");
+        assertThat(evidence.path("sourceNode").asString()).isEqualTo("node-api");
+        assertThat(evidence.has("targetNode")).as(evidence.toString()).isFalse();
+        assertThat(evidence.has("sameNode")).as(evidence.toString()).isFalse();
         agent.clearFaults();
 
         for (int n = 0; n < 3; n++) {
