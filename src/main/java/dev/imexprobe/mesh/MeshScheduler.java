@@ -1,6 +1,7 @@
 package dev.imexprobe.mesh;
 
 import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.finding.Blame;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.peer.PeerAddress;
@@ -426,7 +427,8 @@ public final class MeshScheduler implements AutoCloseable {
      * side (the mesh pushes: local is the source), or null.
      */
     private static Finding noContext(GpuSelector.Gpu local, GpuSelector.Gpu remote) {
-        return ContextGuard.inPair(Prober.noContext(local, remote), local.uuid(), remote.uuid());
+        return ContextGuard.inPair(Prober.noContext(local, remote),
+                local.notProbed() != null ? Blame.SOURCE : Blame.TARGET);
     }
 
     /**

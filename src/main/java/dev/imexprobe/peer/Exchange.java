@@ -1,6 +1,7 @@
 package dev.imexprobe.peer;
 
 import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.finding.Blame;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.peer.Prober.Peer;
@@ -88,12 +89,14 @@ abstract sealed class Exchange permits PushExchange, PullExchange {
 
     /**
      * A pair on which nothing ran: a GPU of it takes no context (compute mode, MIG, no fabric memory). Never a
-     * failure; the finding blames the refusing GPU's side ({@link ContextGuard#inPair}).
+     * failure; the finding blames the refusing side ({@link ContextGuard#inPair}): the exporter's (source) or the
+     * importer's (target).
      */
     static PairResult notProbed(Direction direction, String sourceNode, GpuSelector.Gpu source, String targetNode,
-                                GpuSelector.Gpu target, List<StageResult> stages, Finding why, long start) {
+                                GpuSelector.Gpu target, List<StageResult> stages, Finding why, Blame refusingSide,
+                                long start) {
         return new PairResult(direction, sourceNode, source.uuid(), targetNode, target.uuid(), Verdict.NOT_PROBED,
-                seconds(start), ContextGuard.inPair(why, source.uuid(), target.uuid()), stages, null);
+                seconds(start), ContextGuard.inPair(why, refusingSide), stages, null);
     }
 
     /**

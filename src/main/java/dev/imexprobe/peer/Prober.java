@@ -2,6 +2,7 @@ package dev.imexprobe.peer;
 
 import dev.imexprobe.api.Wire;
 import dev.imexprobe.cuda.GpuDevice;
+import dev.imexprobe.finding.Blame;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.probe.ContextGuard;
@@ -221,8 +222,11 @@ public final class Prober {
     private PairResult notProbed(Direction direction, Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs,
                                  Finding why) {
         boolean pushing = direction == Direction.PUSH;
+        // noContext names this agent's GPU's reason first: this agent exports in a push, the peer in a pull
+        boolean mineRefused = mine.notProbed() != null;
         return Exchange.notProbed(direction, pushing ? self.node() : peer.node(), pushing ? mine : theirs,
-                pushing ? peer.node() : self.node(), pushing ? theirs : mine, List.of(), why, System.nanoTime());
+                pushing ? peer.node() : self.node(), pushing ? theirs : mine, List.of(), why,
+                mineRefused == pushing ? Blame.SOURCE : Blame.TARGET, System.nanoTime());
     }
 
     /**

@@ -44,7 +44,8 @@ final class PullExchange extends Exchange {
         if (refused != null) {
             // this agent takes no context on its GPU: asking the peer to export would make memory for nothing, and
             // an import that runs no stage must not read as a pass
-            return notProbed(Direction.PULL, peer.node(), theirs, self.node(), mine, List.of(), refused, start);
+            return notProbed(Direction.PULL, peer.node(), theirs, self.node(), mine, List.of(), refused, Blame.TARGET,
+                    start);
         }
         Debug debug = new Debug(request.debug());
         long size = sizeFor(request, mine.index());
@@ -70,7 +71,7 @@ final class PullExchange extends Exchange {
             // a GPU that takes no context refused before any stage ran; a full GPU's failed create (also not
             // probed) goes on below, to be diagnosed here where both nodes are known
             return notProbed(Direction.PULL, peer.node(), theirs, self.node(), mine, export.stages(), export.finding(),
-                    start);
+                    Blame.SOURCE, start);
         }
         stitch.addAllExcept(export.stages(), Stage.TRANSFER, Stage.IMPORT, Stage.RESERVE, Stage.MAP, Stage.ACCESS,
                 Stage.VERIFY, Stage.WRITEBACK, Stage.RELEASE);

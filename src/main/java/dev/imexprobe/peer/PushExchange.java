@@ -3,6 +3,7 @@ package dev.imexprobe.peer;
 import dev.imexprobe.api.ImportReply;
 import dev.imexprobe.api.ImportRequest;
 import dev.imexprobe.cuda.FabricHandle;
+import dev.imexprobe.finding.Blame;
 import dev.imexprobe.finding.Finding;
 import dev.imexprobe.peer.Prober.Peer;
 import dev.imexprobe.peer.Prober.Request;
@@ -56,7 +57,7 @@ final class PushExchange extends Exchange {
         }
         if (created.refused() != null) {
             return notProbed(Direction.PUSH, self.node(), mine, peer.node(), theirs, created.stages(), created.refused(),
-                    start);
+                    Blame.SOURCE, start);
         }
         if (!created.ok()) {
             stitch.gap("not run: the export failed");
@@ -99,7 +100,7 @@ final class PushExchange extends Exchange {
         if (reply.value().verdict() == Verdict.NOT_PROBED) {
             released(ours[0], id); // the importer takes no context on that GPU: nothing was tried there
             return notProbed(Direction.PUSH, self.node(), mine, peer.node(), theirs, remote, reply.value().finding(),
-                    start);
+                    Blame.TARGET, start);
         }
         stitch.add(TransferStage.of(StageStatus.OK, Math.max(0, reply.nanos() - nanos(remote)),
                 "handle sent to " + peer.node() + " (" + reply.httpStatus() + ")"));

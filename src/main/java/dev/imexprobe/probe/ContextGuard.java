@@ -27,17 +27,13 @@ public interface ContextGuard {
     }
 
     /**
-     * A GPU's refusal ({@link #of}, "local" on its node) as a pair reports it: blaming the side of the GPU it names,
+     * A GPU's refusal ({@link #of}, "local" on its node) as a pair reports it: blaming the side whose agent refused,
      * source or target, so a preflight that cannot pass blames the instance whose GPU refused, whichever way the pair
-     * runs. Any other finding comes back as it is.
+     * runs. The caller names the side: two agents may share one GPU, so its UUID cannot tell which of them refused.
+     * Any other finding comes back as it is.
      */
-    static Finding inPair(Finding why, String sourceGpu, String targetGpu) {
-        if (why == null || why.blame() != Blame.LOCAL || why.evidence() == null || why.evidence().get("uuid") == null) {
-            return why;
-        }
-        Object uuid = why.evidence().get("uuid");
-        return uuid.equals(sourceGpu) ? why.withBlame(Blame.SOURCE, null)
-                : uuid.equals(targetGpu) ? why.withBlame(Blame.TARGET, null) : why;
+    public static Finding inPair(Finding why, Blame refusingSide) {
+        return why == null || why.blame() != Blame.LOCAL ? why : why.withBlame(refusingSide, null);
     }
 
     /**

@@ -65,4 +65,26 @@ class ExchangeTest {
         assertThat(r.verdict()).isEqualTo(Verdict.NOT_PROBED);
         assertThat(r.finding().evidence()).containsEntry("sourceNode", "node-a").containsEntry("targetNode", "node-b");
     }
+
+    /**
+     * Two agents sharing one GPU: its UUID names both sides, so the side that refused is the one the exchange names
+     * (drawn), never the source by default; a finding that is not a GPU's own refusal keeps its blame.
+     */
+    @Test
+    void aRefusalBlamesTheSideThatRefusedEvenOnOneSharedGpu() {
+        GpuSelector.Gpu shared = new GpuSelector.Gpu(0, "GPU-s", A.domain(), "COMPUTE_MODE_EXCLUSIVE_PROCESS");
+        Finding refusal = dev.imexprobe.finding.FindingCode.COMPUTE_MODE_EXCLUSIVE_PROCESS.finding(
+                java.util.Map.of("gpu", 0, "uuid", "GPU-s"));
+        assertThat(refusal.blame()).isEqualTo(dev.imexprobe.finding.Blame.LOCAL);
+        dev.imexprobe.finding.Blame side = ThreadLocalRandom.current().nextBoolean()
+                ? dev.imexprobe.finding.Blame.SOURCE : dev.imexprobe.finding.Blame.TARGET;
+        PairResult r = Exchange.notProbed(Direction.PULL, "node-a", shared, "node-b", shared, java.util.List.of(),
+                refusal, side, System.nanoTime());
+
+        assertThat(r.verdict()).isEqualTo(Verdict.NOT_PROBED);
+        assertThat(r.finding().blame()).as(side.name()).isEqualTo(side);
+        Finding other = dev.imexprobe.finding.FindingCode.GPU_OUT_OF_MEMORY.finding(java.util.Map.of());
+        assertThat(Exchange.notProbed(Direction.PUSH, "node-a", shared, "node-b", shared, java.util.List.of(), other,
+                dev.imexprobe.finding.Blame.TARGET, System.nanoTime()).finding().blame()).isEqualTo(other.blame());
+    }
 }
