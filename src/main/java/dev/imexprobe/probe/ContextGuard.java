@@ -32,7 +32,7 @@ public interface ContextGuard {
      * runs. The caller names the side: two agents may share one GPU, so its UUID cannot tell which of them refused.
      * Any other finding comes back as it is.
      */
-    public static Finding inPair(Finding why, Blame refusingSide) {
+    static Finding inPair(Finding why, Blame refusingSide) {
         return why == null || why.blame() != Blame.LOCAL ? why : why.withBlame(refusingSide, null);
     }
 
