@@ -133,18 +133,21 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
                         m -> m.lastCycle() == null ? 0 : m.lastCycle().toEpochMilli() / 1000.0)
                 .baseUnit("seconds").description("Unix time this agent last finished a mesh round; 0 before the first")
                 .register(registry);
-        Gauge.builder("imexprobe.peers", peersKnown, Supplier::get)
+        // The suppliers are method references made for this object alone: a gauge holds its object weakly unless
+        // told otherwise, and would read NaN once nothing else holds them (seen in a unit test after a GC)
+        Gauge.builder("imexprobe.peers", peersKnown, Supplier::get).strongReference(true)
                 .description("Peer agents this agent's discovery knows")
                 .register(registry);
-        Gauge.builder("imexprobe.imex.channels", node, n -> n.get().usableChannels())
+        Gauge.builder("imexprobe.imex.channels", node, n -> n.get().usableChannels()).strongReference(true)
                 .description("IMEX channels this agent's process can use").register(registry);
         Gauge.builder("imexprobe.imex.daemon.ready", node,
-                        n -> n.get().imexDaemon().state() == ImexDaemonState.READY ? 1 : 0)
+                        n -> n.get().imexDaemon().state() == ImexDaemonState.READY ? 1 : 0).strongReference(true)
                 .description("1 when nvidia-imex-ctl -q says READY on this node").register(registry);
-        Gauge.builder("imexprobe.gpus.visible", node, n -> n.get().gpus().size())
+        Gauge.builder("imexprobe.gpus.visible", node, n -> n.get().gpus().size()).strongReference(true)
                 .description("GPUs this agent's process sees").register(registry);
         Gauge.builder("imexprobe.gpus.fabric.capable", node,
                         n -> n.get().gpus().stream().filter(g -> ContextPolicy.noFabricMemory(g) == null).count())
+                .strongReference(true)
                 .description("GPUs this agent sees that can make fabric memory: none of them reports "
                         + "HANDLE_TYPE_FABRIC_SUPPORTED=0 or VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=0")
                 .register(registry);
@@ -154,7 +157,7 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
                     .description("Driver resources this agent holds now: created and imported handles, mappings")
                     .register(registry);
         }
-        Gauge.builder("imexprobe.driver.calls.stuck", driverCallsStuck, Supplier::get)
+        Gauge.builder("imexprobe.driver.calls.stuck", driverCallsStuck, Supplier::get).strongReference(true)
                 .description("Driver calls past their deadline that have not returned; each holds a driver thread "
                         + "and what it acquired until it returns or the process exits")
                 .register(registry);

@@ -309,6 +309,25 @@ class ImexprobeMetricsTest {
         assertThat(registry.scrape()).contains("imexprobe_driver_calls_stuck 0.0");
     }
 
+    /**
+     * The agent hands the metrics method references made for them alone (executor::stuck, node::report): a gauge
+     * must hold them, or it reads NaN after a GC. Here the metrics object itself is dropped at once, as this class's
+     * other tests do; one of 22 unit runs read NaN for the stuck calls that way.
+     */
+    @Test
+    void gaugesOutliveTheObjectsThatMadeThem() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        metrics(registry, false);
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        int n = 1 + new java.util.Random().nextInt(15);
+        stuck.set(n);
+        String scrape = registry.scrape();
+        assertThat(scrape).contains("imexprobe_driver_calls_stuck " + n + ".0").doesNotContain("NaN");
+        stuck.set(0);
+    }
+
     @Test
     void histogramBucketsSpanDriverCallsToThePeerDeadline() {
         assertThat(ImexprobeMetrics.BUCKETS[0]).isEqualTo(Duration.ofNanos(50_000));
