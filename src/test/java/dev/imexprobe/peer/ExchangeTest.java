@@ -1,6 +1,8 @@
 package dev.imexprobe.peer;
 
+import dev.imexprobe.finding.Blame;
 import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.FindingCode;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.GpuSelector;
 import dev.imexprobe.probe.PairResult;
@@ -12,6 +14,10 @@ import dev.imexprobe.probe.Verdict;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,9 +44,9 @@ class ExchangeTest {
     /** Every stage, in a random order: only a failure where the importer acts on the export is "apart by design". */
     @Test
     void onlyAFailureOnTheExportNamesTheDomainsApart() {
-        java.util.List<Stage> stages = new java.util.ArrayList<>(java.util.List.of(Stage.values()));
+        List<Stage> stages = new ArrayList<>(List.of(Stage.values()));
         stages.remove(Stage.RELEASE); // a release failure fails no exchange
-        java.util.Collections.shuffle(stages, ThreadLocalRandom.current());
+        Collections.shuffle(stages, ThreadLocalRandom.current());
         for (Stage s : stages) {
             Finding f = failingAt(s, 999, "CUDA_ERROR_UNKNOWN", "cuX returned CUDA_ERROR_UNKNOWN").finding();
             boolean apart = s == Stage.IMPORT || s == Stage.MAP || s == Stage.ACCESS || s == Stage.VERIFY
@@ -73,18 +79,18 @@ class ExchangeTest {
     @Test
     void aRefusalBlamesTheSideThatRefusedEvenOnOneSharedGpu() {
         GpuSelector.Gpu shared = new GpuSelector.Gpu(0, "GPU-s", A.domain(), "COMPUTE_MODE_EXCLUSIVE_PROCESS");
-        Finding refusal = dev.imexprobe.finding.FindingCode.COMPUTE_MODE_EXCLUSIVE_PROCESS.finding(
-                java.util.Map.of("gpu", 0, "uuid", "GPU-s"));
-        assertThat(refusal.blame()).isEqualTo(dev.imexprobe.finding.Blame.LOCAL);
-        dev.imexprobe.finding.Blame side = ThreadLocalRandom.current().nextBoolean()
-                ? dev.imexprobe.finding.Blame.SOURCE : dev.imexprobe.finding.Blame.TARGET;
-        PairResult r = Exchange.notProbed(Direction.PULL, "node-a", shared, "node-b", shared, java.util.List.of(),
+        Finding refusal = FindingCode.COMPUTE_MODE_EXCLUSIVE_PROCESS.finding(
+                Map.of("gpu", 0, "uuid", "GPU-s"));
+        assertThat(refusal.blame()).isEqualTo(Blame.LOCAL);
+        Blame side = ThreadLocalRandom.current().nextBoolean()
+                ? Blame.SOURCE : Blame.TARGET;
+        PairResult r = Exchange.notProbed(Direction.PULL, "node-a", shared, "node-b", shared, List.of(),
                 refusal, side, System.nanoTime());
 
         assertThat(r.verdict()).isEqualTo(Verdict.NOT_PROBED);
         assertThat(r.finding().blame()).as(side.name()).isEqualTo(side);
-        Finding other = dev.imexprobe.finding.FindingCode.GPU_OUT_OF_MEMORY.finding(java.util.Map.of());
-        assertThat(Exchange.notProbed(Direction.PUSH, "node-a", shared, "node-b", shared, java.util.List.of(), other,
-                dev.imexprobe.finding.Blame.TARGET, System.nanoTime()).finding().blame()).isEqualTo(other.blame());
+        Finding other = FindingCode.GPU_OUT_OF_MEMORY.finding(Map.of());
+        assertThat(Exchange.notProbed(Direction.PUSH, "node-a", shared, "node-b", shared, List.of(), other,
+                Blame.TARGET, System.nanoTime()).finding().blame()).isEqualTo(other.blame());
     }
 }
