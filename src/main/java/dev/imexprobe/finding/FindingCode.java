@@ -171,7 +171,10 @@ public enum FindingCode {
     INVALID_DEVICE(Severity.ERROR, Blame.TARGET,
             "An operation returned 101 INVALID_DEVICE on the importer ({stage}).",
             "Check that the importer's GPU is visible and healthy (nvidia-smi in the pod) and matches the GPU the "
-                    + "request named."),
+                    + "request named. An import asked for by hand without exporterNode is taken as cross-node: if "
+                    + "the exporter runs on this node, ask again with exporterNode and exporterGpu, since a same-node "
+                    + "import whose exporter GPU is hidden from this container fails with 101 too "
+                    + "(SAME_NODE_EXPORTER_GPU_HIDDEN)."),
     HANDLE_REJECTED(Severity.ERROR, Blame.SOURCE,
             "The importer's driver rejected the handle ({driverResult}): it is garbled, released, or its exporter "
                     + "is gone (measured: random, mutated and released handles and a dead exporter give 801).",
