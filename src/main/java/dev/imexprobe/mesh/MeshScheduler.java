@@ -317,6 +317,10 @@ public final class MeshScheduler implements AutoCloseable {
         }
         boolean anyAnswer = false;
         boolean anyProbed = false;
+        // The first exchange the peer did not answer at all (no connection, or no answer in time): its other pairs
+        // are not tried this round, so a peer that stopped answering holds the round up for one timeout, not one
+        // per pair (4 × 4 GPUs at the 10 s timeout were 160 s, and every healthy pair waited for the next round).
+        PairResult unanswered = null;
         for (GpuSelector.Gpu local : locals) {
             for (GpuSelector.Gpu remote : peer.gpus()) {
                 if (noContext(local, remote) != null) {
@@ -328,7 +332,7 @@ public final class MeshScheduler implements AutoCloseable {
                     // cannot work by design: not probed, never a failure (and never an alert); now and then
                     // one such pair is sampled to check that it indeed cannot (CrossDomainSample)
                     PairKey key = new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid());
-                    if (crossDomainSample.take(key)) {
+                    if (unanswered == null && crossDomainSample.take(key)) {
                         PairResult sample = withSlot(() -> prober.probePair(peer, local, remote, Direction.PUSH,
                                 settings.sizeBytes(), settings.writeback()));
                         if (sample != null) {
@@ -339,13 +343,21 @@ public final class MeshScheduler implements AutoCloseable {
                     continue;
                 }
                 anyProbed = true;
+                if (unanswered != null) {
+                    recorder.record(Prober.notTried(unanswered, local, remote));
+                    continue;
+                }
                 PairResult result = withSlot(() -> prober.probePair(peer, local, remote, Direction.PUSH,
                         settings.sizeBytes(), settings.writeback()));
                 if (result == null) {
                     return;
                 }
                 recorder.record(result);
-                anyAnswer |= !unreachable(result);
+                if (unreachable(result)) {
+                    unanswered = result;
+                } else {
+                    anyAnswer = true;
+                }
             }
         }
         if (anyAnswer || !anyProbed) {
@@ -386,14 +398,10 @@ public final class MeshScheduler implements AutoCloseable {
      * with the peer is probed in observer mode, or null.
      */
     private Finding show(Prober.Peer peer, List<GpuSelector.Gpu> locals) {
-        Finding observing = observing(peer);
         for (GpuSelector.Gpu local : locals) {
             for (GpuSelector.Gpu remote : peer.gpus()) {
                 PairKey key = new PairKey(self.node(), local.uuid(), peer.node(), remote.uuid());
-                Finding why = observing != null ? observing : noContext(local, remote);
-                if (why == null && !ImexDomain.same(local.domain(), remote.domain())) {
-                    why = crossDomainSample.findingFor(key, local.domain(), remote.domain());
-                }
+                Finding why = notProbedByDesign(peer, local, remote, key);
                 if (why != null) {
                     recorder.state().notProbed(key, why);
                 } else {
@@ -401,7 +409,22 @@ public final class MeshScheduler implements AutoCloseable {
                 }
             }
         }
-        return observing;
+        return observing(peer);
+    }
+
+    /**
+     * Why no round probes the pair, whatever the peer does (observer mode here or there, no context on a GPU, another
+     * IMEX domain), or null.
+     */
+    private Finding notProbedByDesign(Prober.Peer peer, GpuSelector.Gpu local, GpuSelector.Gpu remote, PairKey key) {
+        Finding why = observing(peer);
+        if (why == null) {
+            why = noContext(local, remote);
+        }
+        if (why == null && !ImexDomain.same(local.domain(), remote.domain())) {
+            why = crossDomainSample.findingFor(key, local.domain(), remote.domain());
+        }
+        return why;
     }
 
     /** Why no pair with this peer is probed in observer mode (here or there), or null. */
@@ -452,6 +475,12 @@ public final class MeshScheduler implements AutoCloseable {
             List<GpuSelector.Gpu> remotes = track.peer != null ? track.peer.gpus() : Collections.singletonList(null);
             for (GpuSelector.Gpu local : locals) {
                 for (GpuSelector.Gpu remote : remotes) {
+                    // a pair no round would probe (an observer, a GPU without a context, another domain) stays not
+                    // probed: an unreachable peer does not make a pair that cannot work by design a failure
+                    if (remote != null && notProbedByDesign(track.peer, local, remote,
+                            new PairKey(self.node(), local.uuid(), track.peer.node(), remote.uuid())) != null) {
+                        continue;
+                    }
                     recorder.record(prober.unreachablePair(target, track.peer, local, remote, id.failure()));
                 }
             }

@@ -14,6 +14,7 @@ import dev.imexprobe.probe.LocalAgent;
 import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.ProbeReport;
 import dev.imexprobe.probe.Stage;
+import dev.imexprobe.probe.StageResult;
 import dev.imexprobe.probe.StageStatus;
 import dev.imexprobe.probe.StageStitch;
 import dev.imexprobe.probe.TransferStage;
@@ -254,6 +255,35 @@ public final class Prober {
         return new PairResult(Direction.PUSH, self.node(), local.uuid(), known != null ? known.node() : target,
                 remote != null ? remote.uuid() : null, Verdict.FAIL, call.nanos() / 1e9,
                 PeerAnswers.peerFinding(target, call), stitch.list(), null);
+    }
+
+    /**
+     * A pair of the same peer not tried after {@code unanswered}, an exchange the peer did not answer at all (no
+     * connection, or no answer within the timeout): the mesh records it as that failure instead of waiting the
+     * timeout again for each pair, so a peer that stopped answering costs one timeout a round, not one per pair.
+     */
+    public static PairResult notTried(PairResult unanswered, GpuSelector.Gpu local, GpuSelector.Gpu remote) {
+        StageResult transfer = null;
+        for (StageResult st : unanswered.stages()) {
+            if (st.name() == Stage.TRANSFER) {
+                transfer = st;
+            }
+        }
+        String why = "not tried this round: the target did not answer the exchange of " + unanswered.sourceGpu()
+                + " and " + unanswered.targetGpu() + (transfer != null && transfer.detail() != null
+                        ? " (" + transfer.detail() + ")" : "");
+        StageStitch stitch = new StageStitch();
+        stitch.add(TransferStage.of(transfer != null ? transfer.status() : StageStatus.FAILED, 0, why));
+        stitch.gap(why);
+        Finding was = unanswered.finding();
+        Map<String, Object> evidence = new java.util.LinkedHashMap<>(was.evidence());
+        evidence.put("detail", why);
+        Finding finding = was.catalogueEntry().finding(evidence);
+        if (finding.blame() != was.blame()) {
+            finding = finding.withBlame(was.blame(), null);
+        }
+        return new PairResult(unanswered.direction(), unanswered.sourceNode(), local.uuid(), unanswered.targetNode(),
+                remote.uuid(), Verdict.FAIL, 0, finding, stitch.list(), null);
     }
 
     private PairResult unreachable(String target, PeerCall<?> call) {

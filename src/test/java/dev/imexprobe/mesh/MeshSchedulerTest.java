@@ -418,6 +418,85 @@ class MeshSchedulerTest {
         assertThat(stateOf(key)).isEqualTo(PairState.State.OK);
     }
 
+    @Test
+    void aPeerThatStopsAnsweringCostsOneExchangeARoundNotOnePerPair() {
+        java.util.Random rnd = new java.util.Random();
+        long seed = rnd.nextLong();
+        rnd.setSeed(seed);
+        List<String> locals = new ArrayList<>();
+        for (int i = 0, n = 1 + rnd.nextInt(4); i < n; i++) {
+            locals.add("GPU-self-" + i);
+        }
+        String[] mute = new String[2 + rnd.nextInt(3)]; // two or more pairs, so that some are not tried
+        for (int i = 0; i < mute.length; i++) {
+            mute[i] = "GPU-b" + i;
+        }
+        discovery.set("10.0.0.2:8080", "10.0.0.3:8080");
+        prober.agent("10.0.0.2:8080", "node-b", mute);
+        prober.agent("10.0.0.3:8080", "node-c", "GPU-c0", "GPU-c1");
+        MeshScheduler s = scheduler(0, 4, Duration.ofSeconds(8), () -> 0.5, new AtomicLong(), locals);
+        String why = "seed " + seed + ", " + locals.size() + " local GPUs, " + mute.length + " on the silent peer";
+        round(s); // node-b identified and probed while it answers
+        assertThat(state.snapshot()).as(why).allSatisfy(p -> assertThat(p.state()).isEqualTo(PairState.State.OK));
+
+        prober.calls.clear();
+        prober.silent.add("10.0.0.2:8080"); // still says who it is (cached anyway), answers no exchange
+        round(s);
+
+        List<String> intoB = prober.probes().stream().filter(c -> c.contains(">GPU-b")).toList();
+        assertThat(intoB).as("one exchange tried with the silent peer: %s", why).hasSize(1);
+        assertThat(prober.probes().stream().filter(c -> c.contains(">GPU-c"))).as("the other peer: %s", why)
+                .hasSize(2 * locals.size());
+        List<PairState> b = state.snapshot().stream().filter(p -> p.targetNode().equals("node-b")).toList();
+        assertThat(b).as(why).hasSize(locals.size() * mute.length).allSatisfy(p -> {
+            assertThat(p.state()).isEqualTo(PairState.State.FAILED);
+            assertThat(p.finding().code()).isEqualTo("PEER_UNREACHABLE");
+            assertThat(p.finding().evidence()).containsEntry("peer", "10.0.0.2:8080");
+        });
+        assertThat(b.stream().filter(p -> String.valueOf(p.finding().evidence().get("detail"))
+                .startsWith("not tried this round: the target did not answer the exchange of ")))
+                .as("every pair but the one tried says why it was not: %s", why).hasSize(b.size() - 1);
+        assertThat(state.snapshot().stream().filter(p -> p.targetNode().equals("node-c")))
+                .allSatisfy(p -> assertThat(p.state()).isEqualTo(PairState.State.OK));
+    }
+
+    @Test
+    void pairsThatCannotWorkByDesignStayNotProbedWhileTheirPeerIsDown() {
+        String ours = "fabric:cluster/1";
+        discovery.set("10.0.0.2:8080", "10.0.0.3:8080", "10.0.0.4:8080");
+        prober.agentIn(ours, "10.0.0.2:8080", "node-b", "GPU-b0");
+        prober.agentIn("fabric:cluster/2", "10.0.0.3:8080", "node-c", "GPU-c0", "GPU-c1");
+        prober.live.put("10.0.0.4:8080", new Prober.Peer("10.0.0.4:8080", "node-d", "agent-node-d",
+                List.of(new GpuSelector.Gpu(0, "GPU-d0", ours)), "observer"));
+        MeshScheduler s = scheduler(0, 4, Duration.ofSeconds(2), () -> 0.5, new AtomicLong(),
+                new FakeSelf(List.of(SELF_GPU, "GPU-self-1"), ours));
+        round(s);
+
+        prober.down("10.0.0.2:8080");
+        prober.down("10.0.0.3:8080");
+        prober.down("10.0.0.4:8080");
+        for (int r = 0; r < 12; r++) { // past the tenth round, when each peer is asked again who it is
+            round(s);
+        }
+
+        assertThat(prober.identifyRounds("10.0.0.3:8080")).as("the peer apart was asked again").hasSizeGreaterThan(1);
+        assertThat(prober.identifyRounds("10.0.0.4:8080")).as("the observer was asked again").hasSizeGreaterThan(1);
+        Map<String, List<PairState>> byNode = new java.util.HashMap<>();
+        state.snapshot().forEach(p -> byNode.computeIfAbsent(p.targetNode(), n -> new ArrayList<>()).add(p));
+        assertThat(byNode.get("node-b")).hasSize(2).allSatisfy(p -> {
+            assertThat(p.state()).isEqualTo(PairState.State.FAILED);
+            assertThat(p.finding().code()).isEqualTo("PEER_UNREACHABLE");
+        });
+        assertThat(byNode.get("node-c")).hasSize(4).allSatisfy(p -> {
+            assertThat(p.state()).isEqualTo(PairState.State.NOT_PROBED);
+            assertThat(p.finding().code()).isEqualTo("DIFFERENT_IMEX_DOMAIN");
+        });
+        assertThat(byNode.get("node-d")).hasSize(2).allSatisfy(p -> {
+            assertThat(p.state()).isEqualTo(PairState.State.NOT_PROBED);
+            assertThat(p.finding().code()).isEqualTo("OBSERVER_TARGET");
+        });
+    }
+
     // ---- departed peers -----------------------------------------------------------------------------------
 
     @Test
@@ -681,6 +760,8 @@ class MeshSchedulerTest {
     /** Agents by address; an address without a live agent does not answer. */
     private final class FakeProber implements MeshScheduler.PairProber {
         private final Map<String, Prober.Peer> live = new ConcurrentHashMap<>();
+        /** Agents that say who they are but answer no exchange. */
+        final Set<String> silent = ConcurrentHashMap.newKeySet();
         final List<String> calls = new CopyOnWriteArrayList<>();
         final List<Direction> directions = new CopyOnWriteArrayList<>();
         final List<Long> probeRounds = new CopyOnWriteArrayList<>();
@@ -744,7 +825,7 @@ class MeshSchedulerTest {
             onProbeOf.accept(new PairKey("node-self", local.uuid(), peer.node(), remote.uuid()));
             onProbe.run();
             around.run();
-            if (!live.containsKey(peer.target())) {
+            if (!live.containsKey(peer.target()) || silent.contains(peer.target())) {
                 return ProbeResults.unreachable("node-self", local.uuid(), peer.target(), peer.node(), remote.uuid());
             }
             return ProbeResults.pass("node-self", local.uuid(), peer.node(), remote.uuid());
