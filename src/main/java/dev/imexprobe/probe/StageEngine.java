@@ -217,6 +217,12 @@ public final class StageEngine {
                 + "it returns"), nanos), true);
     }
 
+    private StageResult notStarted(ProbeStage stage, long nanos) {
+        return StageResult.of(stage.stage(), StageOutcome.timeout("driver busy: not started within "
+                + executor.timeout().toMillis() + " ms, all " + executor.threads() + " driver threads were taken ("
+                + executor.stuck() + " inside calls that have not returned); none of its calls will run"), nanos);
+    }
+
     /**
      * The list on one driver thread. The worker runs the loop and publishes each result; the caller waits
      * for the end, or until the running stage's deadline passes, whichever comes first. A caller that gives up
@@ -265,7 +271,21 @@ public final class StageEngine {
 
         /** On the driver thread. */
         void work() {
-            startedAt = System.nanoTime();
+            boolean gaveUpWhileQueued;
+            lock.lock();
+            try {
+                startedAt = System.nanoTime(); // under the lock: a caller giving up sees whether the list began
+                gaveUpWhileQueued = abandoned;
+            } finally {
+                lock.unlock();
+            }
+            if (gaveUpWhileQueued) {
+                // nothing of this list ran; what earlier lists of the session hold is released here, as after a
+                // stuck call
+                new ReleaseStage().run(session);
+                session.stuck = null;
+                return;
+            }
             boolean finishedAll = runLoop(stages, 0, new Course(null), stage -> runHere(session, stage), this::publish);
             if (!finishedAll) {
                 executor.stuckCallReturned(stuckCall);
@@ -377,7 +397,10 @@ public final class StageEngine {
         /** The running stage passed its deadline: report it, skip the rest, and leave the release to the worker. */
         private List<StageResult> giveUp(long waitedNanos) {
             abandoned = true;
-            stuckCall = executor.stuckCallStarted();
+            boolean queued = startedAt == 0;
+            // A list still waiting for a thread is in no driver call: not counted as stuck, so it cannot make the
+            // pool look exhausted (which refuses all driver work and fails liveness) while calls still return.
+            stuckCall = queued ? null : executor.stuckCallStarted();
             ProbeStage stuck = stages.get(current);
             session.stuck = stuck.stage(); // under the lock: the worker, once back, sees it set and clears it
             List<StageResult> out = new ArrayList<>(stages.size());
@@ -385,6 +408,17 @@ public final class StageEngine {
             for (int i = 0; i < current; i++) {
                 out.add(results[i]);
                 course.after(results[i].name(), results[i], false);
+            }
+            if (queued) {
+                out.add(notStarted(stuck, waitedNanos));
+                for (int i = current + 1; i < stages.size(); i++) {
+                    ProbeStage later = stages.get(i);
+                    out.add(StageResult.skipped(later.stage(), later.alwaysRuns()
+                            ? "deferred: the list never got a driver thread; what the session holds is released "
+                                    + "when one takes it"
+                            : "not run: " + stuck.stage().label() + " timed out"));
+                }
+                return out;
             }
             Ran timedOut = noAnswer(stuck, waitedNanos);
             out.add(timedOut.result());

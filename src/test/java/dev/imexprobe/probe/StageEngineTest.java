@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.imexprobe.probe.TestStages.stage;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -222,6 +223,57 @@ class StageEngineTest {
             assertThat(r.get(2).status()).isEqualTo(StageStatus.SKIPPED);
             assertThat(r.get(2).detail()).startsWith("deferred: all 1 driver threads are taken")
                     .endsWith("released on the clean-up thread");
+        } finally {
+            hold.countDown();
+            one.close();
+        }
+    }
+
+    /**
+     * A list that waits in the queue past its deadline (every thread busy in calls that still return) is given up as
+     * driver busy, but it is in no driver call: not counted as stuck, so the pool never looks exhausted for it, and
+     * when a thread takes it none of its stages runs, only the session's release.
+     */
+    @Test
+    void aListGivenUpWhileQueuedIsNoStuckCallAndRunsNothingLater() throws Exception {
+        DriverExecutor one = new DriverExecutor(1, Duration.ofMillis(300));
+        StageEngine small = new StageEngine(one);
+        CountDownLatch hold = new CountDownLatch(1);
+        CountDownLatch busy = new CountDownLatch(1);
+        AtomicInteger ran = new AtomicInteger();
+        try {
+            assertThat(one.start(() -> { // a long call, not one a caller gave up on
+                busy.countDown();
+                try {
+                    hold.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            })).isTrue();
+            assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
+            ProbeSession s = session();
+            s.importerMapping = Mapping.reserve(s.driver, 0, 2L << 20, 0).value();
+            ProbeStage counted = stage(Stage.IMPORT, ran::incrementAndGet, StageOutcome.ok(CuResult.SUCCESS, "imported"));
+            ProbeStage map = stage(Stage.MAP, ran::incrementAndGet, StageOutcome.ok(CuResult.SUCCESS, "mapped"));
+
+            List<StageResult> r = small.run(s, List.of(counted, map, new ReleaseStage()));
+
+            assertThat(r.get(0).status()).isEqualTo(StageStatus.TIMEOUT);
+            assertThat(r.get(0).detail()).startsWith("driver busy: not started within 300 ms, all 1 driver threads "
+                    + "were taken (0 inside calls that have not returned)");
+            assertThat(r.get(1).detail()).isEqualTo("not run: import timed out");
+            assertThat(r.get(2).status()).isEqualTo(StageStatus.SKIPPED);
+            assertThat(r.get(2).detail()).startsWith("deferred: the list never got a driver thread");
+            assertThat(one.stuck()).as("a queued list is in no driver call").isZero();
+            assertThat(one.exhausted()).isFalse();
+            assertThat(driverCalls).doesNotContain("addressFree");
+
+            hold.countDown();
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                assertThat(driverCalls).as("released once a thread took the list").contains("addressFree");
+                assertThat(s.stuck).isNull();
+            });
+            assertThat(ran).as("none of the given-up list's stages ran").hasValue(0);
         } finally {
             hold.countDown();
             one.close();
