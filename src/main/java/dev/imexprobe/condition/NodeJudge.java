@@ -106,7 +106,7 @@ public final class NodeJudge {
         List<PairState> failing = mine.stream()
                 .filter(p -> p.state() == PairState.State.FAILED && p.consecutiveFailures() >= rounds).toList();
         List<PairState> blamed = new ArrayList<>(failing.stream().filter(this::blamesThisNode).toList());
-        if (blamed.isEmpty() && failsIntoEveryOtherNode(mine, failing)) {
+        if (blamed.isEmpty() && failsIntoEveryOtherNode(all, failing)) {
             blamed.addAll(failing);
         }
         long passing = mine.stream().filter(p -> p.state() == PairState.State.OK).count();
@@ -138,11 +138,16 @@ public final class NodeJudge {
                 || f.blame() == Blame.TARGET && node.equals(p.targetNode());
     }
 
-    /** This node's exports fail into every other node it probed, two nodes at least: this node is the common part. */
-    private boolean failsIntoEveryOtherNode(List<PairState> mine, List<PairState> failing) {
+    /**
+     * This node's exports fail into every other node it knows, two nodes at least: this node is the common part. A
+     * node whose pairs are not probed by design (another IMEX domain, an observer, a GPU without a context) counts
+     * among the others: it said who it is, so this node reaches it, and two peers down from the start on nodes of
+     * their own domains (an HGX cluster) do not make this node the common part.
+     */
+    private boolean failsIntoEveryOtherNode(List<PairState> all, List<PairState> failing) {
         Set<String> targets = new TreeSet<>();
         Set<String> failingTargets = new TreeSet<>();
-        for (PairState p : mine) {
+        for (PairState p : all) {
             if (node.equals(p.sourceNode()) && !node.equals(p.targetNode()) && p.state() != PairState.State.UNKNOWN) {
                 targets.add(p.targetNode());
             }

@@ -78,6 +78,23 @@ class NodeJudgeTest {
     }
 
     @Test
+    void peersDownOnlyAmongNodesOfOtherDomainsDoNotBlameThisNode() {
+        // An HGX cluster: every node its own domain. Two peers never answered (their pairs under their addresses,
+        // failed); the peers that answered are in other domains, their pairs not probed.
+        List<PairState> pairs = List.of(
+                failed("node-a", "10.0.0.7:8080", FindingCode.PEER_UNREACHABLE, "transfer", 0, 9),
+                failed("node-a", "10.0.0.8:8080", FindingCode.PEER_UNREACHABLE, "transfer", 0, 9),
+                notProbed("node-a", "node-b", FindingCode.DIFFERENT_IMEX_DOMAIN),
+                notProbed("node-a", "node-c", FindingCode.DIFFERENT_IMEX_DOMAIN));
+        NodeJudge.Verdict v = judge.judge(pairs, false);
+        assertThat(v.status()).as("%s", v).isNotEqualTo(NodeJudge.Status.FALSE);
+        // With no node reached at all, this node is the common part.
+        NodeJudge.Verdict alone = judge.judge(pairs.subList(0, 2), false);
+        assertThat(alone.status()).isEqualTo(NodeJudge.Status.FALSE);
+        assertThat(alone.reason()).isEqualTo("PeerUnreachable");
+    }
+
+    @Test
     void unknownWhenNothingWasProbedOrInObserverModeOrNotYetJudged() {
         assertThat(judge.judge(List.of(), false).reason()).isEqualTo("NothingProbed");
         assertThat(judge.judge(List.of(ok("node-x", "node-y")), false).status()).as("pairs of other nodes only")
