@@ -98,9 +98,14 @@ final class PeerAnswers {
     }
 
     static Finding peerFinding(String target, PeerCall<?> call) {
+        return peerFinding(target, call, Stage.TRANSFER);
+    }
+
+    /** As above, for a call made for {@code stage} (a pull's write-back check is asked of the exporter). */
+    static Finding peerFinding(String target, PeerCall<?> call, Stage stage) {
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("peer", target);
-        evidence.put("stage", Stage.TRANSFER.label());
+        evidence.put("stage", stage.label());
         evidence.put("detail", call.ok() ? "the peer's answer has no stages" : call.detail());
         if (call.httpStatus() > 0) {
             evidence.put("httpStatus", call.httpStatus());

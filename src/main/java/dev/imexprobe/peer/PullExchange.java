@@ -100,18 +100,27 @@ final class PullExchange extends Exchange {
         stitch.addAllExcept(local, Stage.WRITEBACK, Stage.RELEASE);
         StageResult write = find(local, Stage.WRITEBACK);
         StageResult check = null;
+        Finding unasked = null;
         if (write != null && write.ok()) {
             PeerCall<StageReply> v = client.verifyExport(peer.target(), export.id(), writebackSeed);
             if (debug.on()) {
                 debug.say("POST /v1/exports/" + export.id() + "/verify: " + describe(v));
             }
-            check = v.ok() && v.value().stage() != null ? v.value().stage()
-                    : new StageResult(Stage.WRITEBACK, StageStatus.FAILED, null, null, v.nanos() / 1e9,
-                    "the exporter could not be asked to check the write-back: " + v.detail());
+            if (v.ok() && v.value().stage() != null) {
+                check = v.value().stage();
+            } else {
+                // No answer, a timeout, a refusal (an export past its TTL): the exporter's side or the network, never
+                // this importer's driver (as a write-back stage without a CUresult would be named)
+                check = new StageResult(Stage.WRITEBACK, v.kind() == PeerCall.Kind.TIMEOUT ? StageStatus.TIMEOUT
+                        : StageStatus.FAILED, null, null, v.nanos() / 1e9,
+                        "the exporter could not be asked to check the write-back: "
+                                + (v.ok() ? "the peer's answer has no stages" : v.detail()));
+                unasked = pulled(PeerAnswers.peerFinding(peer.target(), v, Stage.WRITEBACK));
+            }
         }
         stitch.add(StageStitch.mergeWriteback(write, check));
         stitch.add(StageStitch.mergeRelease(find(local, Stage.RELEASE), remoteRelease(peer, export.id())));
-        return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, sees(theirs.uuid()), null,
+        return finish(Direction.PULL, peer.node(), theirs, self.node(), mine, stitch, sees(theirs.uuid()), unasked,
                 start, debug);
     }
 

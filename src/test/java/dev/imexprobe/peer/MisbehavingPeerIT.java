@@ -29,6 +29,7 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.any;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
 import static com.github.tomakehurst.wiremock.client.WireMock.delete;
@@ -289,6 +290,44 @@ class MisbehavingPeerIT {
         JsonNode r = agent.get("/probe?target=" + target() + "&direction=pull").json().get("results").get(0);
         assertThat(text(stage(r, "release"), "status")).isEqualTo("ok");
         peer.verify(1, deleteRequestedFor(urlPathEqualTo("/v1/exports/peer-export-1")));
+    }
+
+    /**
+     * A pull whose exporter exports and releases (the stand-in passes those to this very agent, so the handle is
+     * real and filled with the pull's seed) but does not answer the write-back check: the finding is the peer call's,
+     * blamed on the exporter, never a DRIVER_ERROR of the importer (as a write-back stage without a CUresult was).
+     */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+            "the write-back check slower than the peer deadline|timeout|TIMEOUT|got no answer within 2000 ms",
+            "the write-back check refused: the export is gone|failed|PEER_REJECTED|404 no such export"})
+    void aPullWhoseExporterDoesNotCheckTheWriteBackBlamesTheExporter(String name, String status, String code,
+                                                                    String detailEnd) {
+        aRealNode();
+        peer.stubFor(any(urlPathMatching("/v1/exports.*")).atPriority(5)
+                .willReturn(aResponse().proxiedFrom(agent.baseUrl())));
+        peer.stubFor(post(urlPathMatching("/v1/exports/.+/verify")).atPriority(1).willReturn(status.equals("timeout")
+                ? okJson("{}").withFixedDelay(Integer.parseInt(SLOW_MS))
+                : aResponse().withStatus(404).withHeader("Content-Type", "application/problem+json")
+                        .withBody("{\"status\":404,\"detail\":\"no such export\"}")));
+
+        JsonNode r = agent.get("/probe?target=" + target() + "&direction=pull").json().get("results").get(0);
+
+        assertThat(r.get("verdict").asString()).as("%s", r).isEqualTo("fail");
+        for (String ran : List.of("create", "export", "transfer", "import", "reserve", "map", "access", "verify")) {
+            assertThat(text(stage(r, ran), "status")).as("%s: %s", ran, r).isEqualTo("ok");
+        }
+        JsonNode writeback = stage(r, "writeback");
+        assertThat(text(writeback, "status")).as("%s", r).isEqualTo(status);
+        assertThat(text(writeback, "detail"))
+                .startsWith("importer wrote; exporter: the exporter could not be asked to check the write-back: ")
+                .endsWith(detailEnd);
+        JsonNode finding = r.get("finding");
+        assertThat(text(finding, "code")).as("%s", r).isEqualTo(code);
+        assertThat(text(finding, "blame")).as("the exporter's side").isEqualTo("source");
+        assertThat(text(finding.get("evidence"), "stage")).isEqualTo("writeback");
+        assertThat(text(finding.get("evidence"), "peer")).isEqualTo(target());
+        assertThat(text(stage(r, "release"), "status")).as("released through the stand-in").isEqualTo("ok");
     }
 
     @Test
