@@ -130,44 +130,54 @@ final class PeerConnection {
         if (ANSWERING.isBound()) {
             ANSWERING.get().run();
         }
+        // One cap for the whole head, interim answers (100 Continue, 103 Early Hints) included: they are read past,
+        // for the final answer follows them on this connection, and one left unread would answer the next call.
         int[] headLeft = {MAX_HEAD};
-        String status = line(headLeft);
-        if (!status.startsWith("HTTP/1.") || status.length() < 12) {
-            throw new IOException("not an HTTP/1.x answer: " + status.substring(0, Math.min(40, status.length())));
-        }
         int code;
-        try {
-            code = Integer.parseInt(status.substring(9, 12));
-        } catch (NumberFormatException e) {
-            throw new IOException("not an HTTP status: " + status.substring(0, Math.min(40, status.length())));
-        }
-        long length = -1;
-        boolean chunked = false;
-        boolean keepAlive = status.startsWith("HTTP/1.1");
-        for (String h = line(headLeft); !h.isEmpty(); h = line(headLeft)) {
-            int colon = h.indexOf(':');
-            if (colon <= 0) {
-                continue;
+        long length;
+        boolean chunked;
+        boolean keepAlive;
+        do {
+            String status = line(headLeft);
+            if (!status.startsWith("HTTP/1.") || status.length() < 12) {
+                throw new IOException("not an HTTP/1.x answer: " + status.substring(0, Math.min(40, status.length())));
             }
-            String name = h.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-            String value = h.substring(colon + 1).trim();
-            switch (name) {
-                case "content-length" -> {
-                    try {
-                        length = Long.parseLong(value);
-                    } catch (NumberFormatException e) {
-                        throw new IOException("bad Content-Length: " + value);
+            try {
+                code = Integer.parseInt(status.substring(9, 12));
+            } catch (NumberFormatException e) {
+                throw new IOException("not an HTTP status: " + status.substring(0, Math.min(40, status.length())));
+            }
+            length = -1;
+            chunked = false;
+            keepAlive = status.startsWith("HTTP/1.1");
+            for (String h = line(headLeft); !h.isEmpty(); h = line(headLeft)) {
+                int colon = h.indexOf(':');
+                if (colon <= 0) {
+                    continue;
+                }
+                String name = h.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+                String value = h.substring(colon + 1).trim();
+                switch (name) {
+                    case "content-length" -> {
+                        try {
+                            length = Long.parseLong(value);
+                        } catch (NumberFormatException e) {
+                            throw new IOException("bad Content-Length: " + value);
+                        }
+                    }
+                    case "transfer-encoding" -> chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
+                    case "connection" -> keepAlive = !value.equalsIgnoreCase("close") && (keepAlive
+                            || value.equalsIgnoreCase("keep-alive"));
+                    default -> {
                     }
                 }
-                case "transfer-encoding" -> chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
-                case "connection" -> keepAlive = !value.equalsIgnoreCase("close") && (keepAlive
-                        || value.equalsIgnoreCase("keep-alive"));
-                default -> {
-                }
             }
-        }
+        } while (code / 100 == 1 && code != 101);
         byte[] body;
-        if (code / 100 == 1 || code == 204 || code == 304) {
+        if (code == 101) {
+            throw new IOException("the peer switched protocols (101): not an answer an agent gives");
+        }
+        if (code == 204 || code == 304) {
             body = new byte[0];
         } else if (chunked) {
             body = chunked(cap);
@@ -180,7 +190,8 @@ final class PeerConnection {
             keepAlive = false;
             body = toEnd(cap);
         }
-        return new Reply(code, body, keepAlive);
+        // bytes after the answer were never asked for: the next call on this connection would read them as its own
+        return new Reply(code, body, keepAlive && pos == end);
     }
 
     private byte[] exactly(int n) throws IOException {

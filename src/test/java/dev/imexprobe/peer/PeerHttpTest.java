@@ -283,6 +283,34 @@ class PeerHttpTest {
     }
 
     @Test
+    void interimAnswersAreReadPastAndTheConnectionServesTheNextCallItsOwnAnswer() throws IOException {
+        int interim = 1 + random.nextInt(3);
+        AtomicInteger n = new AtomicInteger();
+        answer = (request, out) -> write(out, "HTTP/1.1 100 Continue\r\n\r\n".repeat(interim)
+                + "HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n" + reply(200, "{\"n\":" + n.incrementAndGet() + "}"));
+        for (int i = 1; i <= 3; i++) {
+            PeerHttp.Answer a = http.exchange(target(), "GET", "/v1/node", null, Map.of());
+            assertThat(a.status()).isEqualTo(200);
+            assertThat(new String(a.body(), StandardCharsets.UTF_8)).as("call %d after %d interim", i, interim)
+                    .isEqualTo("{\"n\":" + i + "}");
+        }
+        assertThat(connections.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aConnectionWithBytesPastTheAnswerIsNotKept() throws IOException {
+        AtomicInteger n = new AtomicInteger();
+        // one write: the stray bytes arrive with the answer
+        answer = (request, out) -> write(out, reply(200, "{\"n\":" + n.incrementAndGet() + "}") + reply(200, "{\"stray\":1}"));
+        PeerHttp.Answer first = http.exchange(target(), "GET", "/v1/node", null, Map.of());
+        PeerHttp.Answer second = http.exchange(target(), "GET", "/v1/node", null, Map.of());
+        assertThat(new String(first.body(), StandardCharsets.UTF_8)).isEqualTo("{\"n\":1}");
+        assertThat(new String(second.body(), StandardCharsets.UTF_8)).as("its own answer, not the stray one")
+                .isEqualTo("{\"n\":2}");
+        assertThat(connections.get()).isEqualTo(2);
+    }
+
+    @Test
     void connectionCloseIsHonoured() throws IOException {
         answer = (request, out) -> write(out, "HTTP/1.1 200 X\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}");
         http.exchange(target(), "GET", "/v1/node", null, Map.of());
