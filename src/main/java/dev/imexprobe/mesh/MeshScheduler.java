@@ -14,8 +14,6 @@ import dev.imexprobe.probe.GpuSelector;
 import dev.imexprobe.probe.ImexDomain;
 import dev.imexprobe.probe.LocalAgent;
 import dev.imexprobe.probe.PairResult;
-import dev.imexprobe.probe.Stage;
-import dev.imexprobe.probe.StageResult;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -353,7 +351,7 @@ public final class MeshScheduler implements AutoCloseable {
                     return;
                 }
                 recorder.record(result);
-                if (unreachable(result)) {
+                if (Prober.unanswered(result)) {
                     unanswered = result;
                 } else {
                     anyAnswer = true;
@@ -495,13 +493,6 @@ public final class MeshScheduler implements AutoCloseable {
             }
         }
         return true;
-    }
-
-    /** The peer did not answer at all (as opposed to answering with a failure). */
-    static boolean unreachable(PairResult r) {
-        StageResult transfer = r.stages().stream().filter(s -> s.name() == Stage.TRANSFER).findFirst().orElse(null);
-        return transfer != null && !transfer.ok() && r.finding() != null
-                && (r.finding().is(FindingCode.PEER_UNREACHABLE) || r.finding().is(FindingCode.TIMEOUT));
     }
 
     private void failed(PeerTrack track, long r) {

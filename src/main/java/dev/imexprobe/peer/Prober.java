@@ -192,7 +192,7 @@ public final class Prober {
     }
 
     /** A pair the probe's deadline left no time for: reported as a timeout, never started. */
-    private PairResult notStarted(Direction direction, Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs) {
+    public PairResult notStarted(Direction direction, Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs) {
         String why = "not started: the probe's deadline had passed";
         StageStitch stitch = new StageStitch();
         stitch.add(TransferStage.of(StageStatus.TIMEOUT, 0, why));
@@ -257,19 +257,32 @@ public final class Prober {
                 PeerAnswers.peerFinding(target, call), stitch.list(), null);
     }
 
+    /** The peer did not answer the exchange at all (no connection, or no answer within the timeout). */
+    public static boolean unanswered(PairResult r) {
+        StageResult transfer = null;
+        for (StageResult st : r.stages()) {
+            if (st.name() == Stage.TRANSFER) {
+                transfer = st;
+            }
+        }
+        return transfer != null && !transfer.ok() && r.finding() != null
+                && (r.finding().is(FindingCode.PEER_UNREACHABLE) || r.finding().is(FindingCode.TIMEOUT));
+    }
+
     /**
-     * A pair of the same peer not tried after {@code unanswered}, an exchange the peer did not answer at all (no
-     * connection, or no answer within the timeout): the mesh records it as that failure instead of waiting the
-     * timeout again for each pair, so a peer that stopped answering costs one timeout a round, not one per pair.
+     * A pair of the same peer not tried after {@code unanswered}, an exchange the peer did not answer at all
+     * ({@link #unanswered}): the mesh and the preflight record it as that failure instead of waiting the timeout
+     * again for each pair, so a peer that stopped answering costs one timeout, not one per pair. {@code mine} and
+     * {@code theirs} are this agent's GPU and the peer's; the direction is the unanswered exchange's.
      */
-    public static PairResult notTried(PairResult unanswered, GpuSelector.Gpu local, GpuSelector.Gpu remote) {
+    public static PairResult notTried(PairResult unanswered, GpuSelector.Gpu mine, GpuSelector.Gpu theirs) {
         StageResult transfer = null;
         for (StageResult st : unanswered.stages()) {
             if (st.name() == Stage.TRANSFER) {
                 transfer = st;
             }
         }
-        String why = "not tried this round: the target did not answer the exchange of " + unanswered.sourceGpu()
+        String why = "not tried: the target did not answer the exchange of " + unanswered.sourceGpu()
                 + " and " + unanswered.targetGpu() + (transfer != null && transfer.detail() != null
                         ? " (" + transfer.detail() + ")" : "");
         StageStitch stitch = new StageStitch();
@@ -282,8 +295,10 @@ public final class Prober {
         if (finding.blame() != was.blame()) {
             finding = finding.withBlame(was.blame(), null);
         }
-        return new PairResult(unanswered.direction(), unanswered.sourceNode(), local.uuid(), unanswered.targetNode(),
-                remote.uuid(), Verdict.FAIL, 0, finding, stitch.list(), null);
+        boolean pushing = unanswered.direction() == Direction.PUSH;
+        return new PairResult(unanswered.direction(), unanswered.sourceNode(), pushing ? mine.uuid() : theirs.uuid(),
+                unanswered.targetNode(), pushing ? theirs.uuid() : mine.uuid(), Verdict.FAIL, 0, finding,
+                stitch.list(), null);
     }
 
     private PairResult unreachable(String target, PeerCall<?> call) {

@@ -9,6 +9,7 @@ import dev.imexprobe.peer.PeerDiscovery;
 import dev.imexprobe.peer.Prober;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.GpuSelector;
+import dev.imexprobe.probe.PairResult;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,7 +83,9 @@ public final class PreflightRun {
     public PreflightReport run(PreflightOptions options, long started) {
         long deadline = started + options.deadline().toNanos();
         Instance self = state.self();
-        Map<String, Found> peers = gather(options.expect() - 1, deadline);
+        // Every call to a peer ends by the deadline of its phase, whatever the per-call timeout: a silent address
+        // cannot hold a phase up by a timeout per call or per pair.
+        Map<String, Found> peers = PeerClient.withDeadline(deadline, () -> gather(options.expect() - 1, deadline));
         Map<String, Instance> instances = new LinkedHashMap<>();
         instances.put(self.id(), self);
         peers.values().forEach(f -> instances.put(f.instance().id(), f.instance().withAddress(f.address())));
@@ -93,15 +96,18 @@ public final class PreflightRun {
         }
         long finishBy = System.nanoTime() + options.deadline().toNanos();
         state.probing();
-        List<PreflightPair> mine = importFromEveryone(peers.values());
+        List<PreflightPair> mine = importFromEveryone(peers.values(), finishBy);
         state.done(mine);
         log.info("preflight: imported from {} instances, {} pairs, {} failed", peers.size(), mine.size(),
                 mine.stream().filter(p -> !p.passed()).count());
 
         List<PreflightPair> all = new ArrayList<>(mine);
-        List<String> silent = collect(peers.values(), all, finishBy);
+        List<String> silent = PeerClient.withDeadline(finishBy, () -> collect(peers.values(), all, finishBy));
         state.collected();
-        linger(peers.values(), finishBy);
+        PeerClient.withDeadline(finishBy, () -> {
+            linger(peers.values(), finishBy);
+            return null;
+        });
         return PreflightVerdict.judge(options.expect(), self.id(), instances, all, silent, seconds(started));
     }
 
@@ -134,8 +140,12 @@ public final class PreflightRun {
         }
     }
 
-    /** Every local GPU imports from every GPU of every other instance, one thread per instance. */
-    private List<PreflightPair> importFromEveryone(java.util.Collection<Found> peers) {
+    /**
+     * Every local GPU imports from every GPU of every other instance, one thread per instance, by {@code finishBy}:
+     * pairs the deadline leaves no time for are timeouts, never started, and once an instance leaves an exchange
+     * unanswered its other pairs are not tried but carry that failure.
+     */
+    private List<PreflightPair> importFromEveryone(java.util.Collection<Found> peers, long finishBy) {
         List<GpuSelector.Gpu> local = node.gpus().stream().map(g -> new GpuSelector.Gpu(g.index(), g.uuid(),
                 g.imexDomain(), g.notProbed())).toList();
         String selfId = state.self().id();
@@ -143,14 +153,21 @@ public final class PreflightRun {
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> work = new ArrayList<>();
             for (Found f : peers) {
-                work.add(pool.submit(() -> {
+                work.add(pool.submit(() -> PeerClient.withDeadline(finishBy, () -> {
+                    PairResult unanswered = null;
                     for (GpuSelector.Gpu theirs : f.peer().gpus()) {
                         for (GpuSelector.Gpu ours : local) {
-                            pairs.add(new PreflightPair(f.instance().id(), selfId,
-                                    prober.probePair(f.peer(), ours, theirs, Direction.PULL, null, true)));
+                            PairResult r = unanswered != null ? Prober.notTried(unanswered, ours, theirs)
+                                    : PeerClient.pastDeadline() ? prober.notStarted(Direction.PULL, f.peer(), ours, theirs)
+                                    : prober.probePair(f.peer(), ours, theirs, Direction.PULL, null, true);
+                            if (unanswered == null && Prober.unanswered(r)) {
+                                unanswered = r;
+                            }
+                            pairs.add(new PreflightPair(f.instance().id(), selfId, r));
                         }
                     }
-                }));
+                    return null;
+                })));
             }
             for (Future<?> w : work) {
                 try {

@@ -454,7 +454,7 @@ class MeshSchedulerTest {
             assertThat(p.finding().evidence()).containsEntry("peer", "10.0.0.2:8080");
         });
         assertThat(b.stream().filter(p -> String.valueOf(p.finding().evidence().get("detail"))
-                .startsWith("not tried this round: the target did not answer the exchange of ")))
+                .startsWith("not tried: the target did not answer the exchange of ")))
                 .as("every pair but the one tried says why it was not: %s", why).hasSize(b.size() - 1);
         assertThat(state.snapshot().stream().filter(p -> p.targetNode().equals("node-c")))
                 .allSatisfy(p -> assertThat(p.state()).isEqualTo(PairState.State.OK));

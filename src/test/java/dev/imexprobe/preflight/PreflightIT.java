@@ -250,6 +250,63 @@ class PreflightIT {
         assertNothingLeft();
     }
 
+    /**
+     * An instance found (it answers /v1/preflight and /v1/node) that then exports nothing in time: one exchange waits
+     * out the peer timeout, the instance's other pairs are not tried but carry that timeout, and the run ends by its
+     * deadlines, where every pair waited its own timeout before.
+     */
+    @Test
+    void anInstanceThatStopsAnsweringCostsOneTimeoutNotOnePerPair() throws Exception {
+        com.github.tomakehurst.wiremock.WireMockServer silent = new com.github.tomakehurst.wiremock.WireMockServer(
+                com.github.tomakehurst.wiremock.core.WireMockConfiguration.options().dynamicPort()
+                        .bindAddress("127.0.0.1"));
+        silent.start();
+        try {
+            int theirGpus = 3 + new java.util.Random().nextInt(3);
+            StringBuilder gpus = new StringBuilder();
+            List<String> uuids = new ArrayList<>();
+            for (int i = 0; i < theirGpus; i++) {
+                uuids.add("GPU-silent-" + i);
+                gpus.append(i == 0 ? "" : ",").append("{\"index\":").append(i).append(",\"uuid\":\"GPU-silent-")
+                        .append(i).append("\"}");
+            }
+            silent.stubFor(com.github.tomakehurst.wiremock.client.WireMock.get("/v1/preflight").willReturn(
+                    com.github.tomakehurst.wiremock.client.WireMock.okJson("{\"instance\":{\"id\":\"silent-id\","
+                            + "\"name\":\"silent\",\"node\":\"node-s\",\"gpus\":" + JSON.writeValueAsString(uuids)
+                            + "},\"phase\":\"gathering\"}")));
+            silent.stubFor(com.github.tomakehurst.wiremock.client.WireMock.get("/v1/node").willReturn(
+                    com.github.tomakehurst.wiremock.client.WireMock.okJson("{\"agent\":{\"node\":\"node-s\","
+                            + "\"id\":\"silent-id\"},\"gpus\":[" + gpus + "]}")));
+            silent.stubFor(com.github.tomakehurst.wiremock.client.WireMock.post("/v1/exports").willReturn(
+                    com.github.tomakehurst.wiremock.client.WireMock.okJson("{}").withFixedDelay(30_000)));
+            Spec a0 = spec("a0", nodeA(), "0,1", "node-a");
+            a0.env().put("IMEXPROBE_PROBE_TIMEOUT", "2s");
+            String deadline = "8s";
+            long since = System.nanoTime();
+            Map<Spec, Process> processes = launch(dir, sharedState, 2, deadline, List.of(a0),
+                    List.of(new Spec("silent", Map.of(), silent.port())));
+            started.addAll(processes.values());
+            Outcome o = outcomes(dir, processes).getFirst();
+            double seconds = (System.nanoTime() - since) / 1e9;
+
+            List<JsonNode> pairs = pairs(o.report());
+            assertThat(pairs).as("%s", o.report()).hasSize(2 * theirGpus);
+            assertThat(silent.findAll(com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor(
+                    com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo("/v1/exports"))))
+                    .as("one export asked of the silent instance").hasSize(1);
+            assertThat(pairs).allSatisfy(p -> {
+                assertThat(p.path("result").path("verdict").asString()).isEqualTo("fail");
+                assertThat(p.path("result").path("finding").path("code").asString()).isEqualTo("TIMEOUT");
+            });
+            assertThat(pairs.stream().filter(p -> p.path("result").path("finding").path("evidence").path("detail")
+                    .asString().startsWith("not tried: the target did not answer"))).hasSize(2 * theirGpus - 1);
+            assertThat(o.exitCode()).as("%s", o.report()).isEqualTo(1);
+            assertThat(seconds).as("within the two deadlines and the start").isLessThan(60);
+        } finally {
+            silent.stop();
+        }
+    }
+
     @Test
     void theSeedsPatternSameNodePairsFailWith801AndTheVerdictNamesIt() throws Exception {
         FakeMachine a = nodeA();
