@@ -34,11 +34,13 @@ groups:
             and on (namespace, pod, source_node, source_gpu, target_node, target_gpu)
           imexprobe_pair_up{job="{{ $job }}"} == 0
         for: {{ $a.pairFailingFor }}
+        # The CUresult's name is an annotation, not a label: a label that changes while pending resets for:, so a
+        # pair failing on and on with varying codes (800, then a timeout's none) would never fire.
         labels:
           severity: {{ $a.severity.pairImportFailing }}
+        annotations:
           cu_result: >-
             {{ $cuName }}
-        annotations:
           summary: >-
             IMEX import from {{`{{ $labels.source_node }} {{ $labels.source_gpu }}`}} into {{`{{ $labels.target_node }} {{ $labels.target_gpu }}`}} fails: {{ $cuName }}
           description: >-
@@ -49,21 +51,34 @@ groups:
             The finding is in /v1/mesh of pod {{`{{ $labels.pod }}`}}.
           runbook_url: {{ printf "%s#imexprobepairimportfailing" $runbook }}
       - alert: ImexprobeTargetUnreachable
-        # Value: how many source GPUs fail to import into this target. One bad pair is ImexprobePairImportFailing;
-        # many exporters failing into one importer point at the importer.
+        # Value: how many source nodes (all of whose GPUs fail) fail to import into this target GPU. One bad pair is
+        # ImexprobePairImportFailing; most exporters failing into one importer point at the importer. Nodes, not
+        # GPUs, and more than half of those probing it: one broken exporter node with 4 GPUs made every healthy
+        # target of the domain look unreachable from 4 sources.
         expr: |
-          count by (namespace, domain, target_node, target_gpu) (
-            max by (namespace, domain, source_node, source_gpu, target_node, target_gpu) (imexprobe_pair_up{job="{{ $job }}"}) == 0
-          ) >= {{ $a.targetMinSources }}
+          (
+            count by (namespace, domain, target_node, target_gpu) (
+              max by (namespace, domain, source_node, target_node, target_gpu) (imexprobe_pair_up{job="{{ $job }}"}) == 0
+            ) >= {{ $a.targetMinSources }}
+          )
+          and on (namespace, domain, target_node, target_gpu)
+          (
+            count by (namespace, domain, target_node, target_gpu) (
+              max by (namespace, domain, source_node, target_node, target_gpu) (imexprobe_pair_up{job="{{ $job }}"}) == 0
+            )
+            > 0.5 * count by (namespace, domain, target_node, target_gpu) (
+              max by (namespace, domain, source_node, target_node, target_gpu) (imexprobe_pair_up{job="{{ $job }}"})
+            )
+          )
         for: {{ $a.targetUnreachableFor }}
         labels:
           severity: {{ $a.severity.targetUnreachable }}
         annotations:
           summary: >-
-            IMEX target {{`{{ $labels.target_node }} {{ $labels.target_gpu }}`}} fails imports from {{`{{ $value }}`}} sources: suspect the target
+            IMEX target {{`{{ $labels.target_node }} {{ $labels.target_gpu }}`}} fails imports from {{`{{ $value }}`}} source nodes: suspect the target
           description: >-
-            {{`{{ $value }}`}} source GPUs have failed to import into GPU {{`{{ $labels.target_gpu }}`}} on node
-            {{`{{ $labels.target_node }}`}} for {{ $a.targetUnreachableFor }} (threshold: {{ $a.targetMinSources }} sources). When many
+            {{`{{ $value }}`}} source nodes, more than half of those probing it, have failed to import into GPU {{`{{ $labels.target_gpu }}`}} on node
+            {{`{{ $labels.target_node }}`}} for {{ $a.targetUnreachableFor }} (threshold: {{ $a.targetMinSources }} source nodes). When most
             exporters fail into one importer, look at the importer: its IMEX channel, its IMEX daemon, its fabric state.
           runbook_url: {{ printf "%s#imexprobetargetunreachable" $runbook }}
       - alert: ImexprobeDomainFailing

@@ -57,9 +57,9 @@ import tools.jackson.databind.JsonNode;
  * <li>ImexprobeAgentDown: node-c is killed (SIGKILL), so its {@code up} is 0.</li>
  * </ol>
  *
- * <p>How it can fail: alerts are matched on their exact label sets (a rule that drops or renames a label, or a
- * cu_result template that names the wrong code, fails the match and the wait times out); only the alerts the
- * fault explains may be active at each step; each rule must evaluate without error. A broken copy of the pair rule
+ * <p>How it can fail: alerts are matched on their exact label sets and the cu_result annotation (a rule that drops
+ * or renames a label, or a cu_result template that names the wrong code, fails the match and the wait times out);
+ * only the alerts the fault explains may be active at each step; each rule must evaluate without error. A broken copy of the pair rule
  * (a job selector that matches nothing, as a mis-rendered job name would) is loaded beside the real rules; it is
  * valid PromQL, so promtool accepts it, and this test asserts that it never fires while the real rule does:
  * the same wait that finds the real alert would time out on it. The dashboard check asserts that a query for an
@@ -334,9 +334,9 @@ class LivePrometheusIT {
                     "pod " + pod("node-a"));
             assertThat(ac.annotations().get("runbook_url")).endsWith("/docs/findings.md#imexprobepairimportfailing");
             Alert target = seen.get(expected.get(2)).firing();
-            assertThat(target.value()).as("failing sources").isEqualTo(2.0);
+            assertThat(target.value()).as("failing source nodes").isEqualTo(2.0);
             assertThat(target.annotations().get("summary"))
-                    .isEqualTo("IMEX target node-c " + GPU.get("node-c") + " fails imports from 2 sources: suspect the target");
+                    .isEqualTo("IMEX target node-c " + GPU.get("node-c") + " fails imports from 2 source nodes: suspect the target");
 
             // A wrong expectation does not match: the matcher discriminates (cu_result 101 instead of 800).
             assertThat(prometheus.alerts()).noneMatch(pairAlert("node-a", "node-c", "CUDA_ERROR_INVALID_DEVICE")::matches)
@@ -445,7 +445,7 @@ class LivePrometheusIT {
         Expectation domain = domainAlert(DOMAIN.get("node-b"));
         Predicate<Alert> explained = a -> (a.name().equals("ImexprobePairImportFailing")
                 && (a.labels().get("source_node").equals("node-b") || a.labels().get("target_node").equals("node-b"))
-                && a.labels().get("cu_result").equals("CUDA_ERROR_NOT_PERMITTED"))
+                && "CUDA_ERROR_NOT_PERMITTED".equals(a.annotations().get("cu_result")))
                 || (a.name().equals("ImexprobeTargetUnreachable") && a.labels().get("target_node").equals("node-b"));
         try {
             Map<Expectation, Sighting> seen = awaitPendingThenFiring("no-channel", t0, List.of(noChannel, domain),
@@ -544,15 +544,23 @@ class LivePrometheusIT {
 
     // ---- expectations, sightings, waiting -------------------------------------------------------------------
 
-    /** An alert by name and its complete label set (sorted, so failure messages read the same every time). */
-    record Expectation(String name, Map<String, String> labels) {
+    /**
+     * An alert by name and its complete label set (sorted, so failure messages read the same every time), and
+     * annotations it must carry.
+     */
+    record Expectation(String name, Map<String, String> labels, Map<String, String> annotations) {
+        Expectation(String name, Map<String, String> labels) {
+            this(name, labels, Map.of());
+        }
+
         boolean matches(Alert a) {
-            return a.name().equals(name) && a.labels().equals(labels);
+            return a.name().equals(name) && a.labels().equals(labels)
+                    && a.annotations().entrySet().containsAll(annotations.entrySet());
         }
 
         @Override
         public String toString() {
-            return name + labels;
+            return name + labels + (annotations.isEmpty() ? "" : annotations);
         }
     }
 
@@ -564,7 +572,6 @@ class LivePrometheusIT {
         Map<String, String> l = new TreeMap<>();
         l.put("alertname", "ImexprobePairImportFailing");
         l.put("severity", "warning");
-        l.put("cu_result", cuResult);
         l.put("job", JOB);
         l.put("instance", exporter.hostPort());
         l.putAll(targetLabels(exporter));
@@ -573,7 +580,7 @@ class LivePrometheusIT {
         l.put("target_node", target);
         l.put("target_gpu", GPU.get(target));
         l.put("domain", DOMAIN.get(source));
-        return new Expectation("ImexprobePairImportFailing", l);
+        return new Expectation("ImexprobePairImportFailing", l, Map.of("cu_result", cuResult));
     }
 
     static Expectation targetAlert(String target) {
@@ -675,11 +682,17 @@ class LivePrometheusIT {
     }
 
     static String brief(Expectation e) {
-        return e.name() + brief(e.labels());
+        Map<String, String> shown = new TreeMap<>(e.labels());
+        shown.putAll(e.annotations());
+        return e.name() + brief(shown);
     }
 
     static String brief(Alert a) {
-        return a.name() + brief(a.labels());
+        Map<String, String> shown = new TreeMap<>(a.labels());
+        if (a.annotations().containsKey("cu_result")) {
+            shown.put("cu_result", a.annotations().get("cu_result"));
+        }
+        return a.name() + brief(shown);
     }
 
     static String brief(Map<String, String> labels) {
