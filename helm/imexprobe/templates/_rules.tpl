@@ -175,6 +175,30 @@ groups:
             when all are held the agent goes not-live and is restarted. Look for altered handles sent to /v1/imports and for
             driver or IMEX daemon trouble on the node (dmesg, nvidia-smi -q).
           runbook_url: {{ printf "%s#imexprobedrivercallstuck" $runbook }}
+      - alert: ImexprobeFabricUnhealthy
+        # Value: the GPU's NVML fabric state (1 not started, 2 in progress, 3 completed with a problem). A GPU whose
+        # fabric is not supported (state 0: an HGX node, or NVML not asked) never fires. Such a GPU is an IMEX domain
+        # of its own node, so its pairs across nodes are not probed and no pair alert can speak for it.
+        expr: |
+          (
+              (imexprobe_fabric_state{job="{{ $job }}"} > 0 and on (namespace, pod, gpu, UUID) imexprobe_fabric_healthy{job="{{ $job }}"} == 0)
+                * on (namespace, pod) group_left (domain) {{ $domainOf }}
+            or on (namespace, pod, gpu, UUID)
+              (imexprobe_fabric_state{job="{{ $job }}"} > 0 and on (namespace, pod, gpu, UUID) imexprobe_fabric_healthy{job="{{ $job }}"} == 0)
+          )
+        for: {{ $a.fabricUnhealthyFor }}
+        labels:
+          severity: {{ $a.severity.fabricUnhealthy }}
+        annotations:
+          summary: >-
+            GPU {{`{{ $labels.gpu }} ({{ $labels.UUID }})`}} on node {{`{{ $labels.node }}`}} is not healthy in its NVLink fabric (state {{`{{ $value }}`}})
+          description: >-
+            The GPU has supported an NVLink fabric but has not been registered in it without a problem for {{ $a.fabricUnhealthyFor }}
+            (NVML fabric state {{`{{ $value }}`}}: 1 not started, 2 in progress, 3 completed with an error status or an unhealthy
+            health mask). Its FABRIC imports across the NVLink domain fail, and the agents treat it as an IMEX domain of its own
+            node, so no pair alert speaks for it. /v1/node of pod {{`{{ $labels.pod }}`}} names the finding (FABRIC_STATE_STUCK,
+            FABRIC_UNHEALTHY); check the fabric manager and nvidia-smi -q (Fabric section).
+          runbook_url: {{ printf "%s#imexprobefabricunhealthy" $runbook }}
 {{- end }}
 
 {{/*

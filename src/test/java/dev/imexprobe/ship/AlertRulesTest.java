@@ -26,7 +26,7 @@ class AlertRulesTest {
 
     static final List<String> ALERTS = List.of("ImexprobePairImportFailing", "ImexprobeTargetUnreachable", "ImexprobeDomainFailing",
             "ImexprobeAgentDown", "ImexprobeProbesStale", "ImexprobeNoImexChannel",
-            "ImexprobeDriverCallStuck");
+            "ImexprobeDriverCallStuck", "ImexprobeFabricUnhealthy");
 
     @TempDir
     static Path dir;

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 class OperatorValuesTest {
 
     private static final List<String> ALERTS = List.of("ImexprobePairImportFailing", "ImexprobeTargetUnreachable", "ImexprobeDomainFailing",
-            "ImexprobeAgentDown", "ImexprobeProbesStale", "ImexprobeNoImexChannel", "ImexprobeDriverCallStuck");
+            "ImexprobeAgentDown", "ImexprobeProbesStale", "ImexprobeNoImexChannel", "ImexprobeDriverCallStuck",
+            "ImexprobeFabricUnhealthy");
 
     private static Map<String, Object> agent(Rendered r) {
         return at(r.one("DaemonSet"), "spec.template.spec.containers.0");
