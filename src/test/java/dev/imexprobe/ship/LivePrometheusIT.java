@@ -116,6 +116,7 @@ class LivePrometheusIT {
         Map<String, Object> v = values("prometheusRule.enabled", true, "imex.channel.mode", "hostPath", "agent.meshInterval", MESH_INTERVAL.toSeconds() + "s",
                 "alerts.pairFailingFor", FOR_TEXT, "alerts.targetUnreachableFor", FOR_TEXT, "alerts.domainFailingFor", FOR_TEXT, "alerts.agentDownFor", FOR_TEXT,
                 "alerts.probesStaleFor", FOR_TEXT, "alerts.noImexChannelFor", FOR_TEXT, "alerts.driverCallStuckFor", FOR_TEXT,
+                "alerts.fabricUnhealthyFor", FOR_TEXT,
                 "alerts.runbookBaseUrl", "https://runbooks.example.com/imexprobe/docs/findings.md");
         List<Map<String, Object>> groups = Chart.at(Chart.render(v).one("PrometheusRule"), "spec.groups");
         Files.writeString(dir.resolve("rules.yaml"), yaml(Map.of("groups", groups)));
