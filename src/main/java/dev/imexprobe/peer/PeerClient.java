@@ -6,6 +6,7 @@ import dev.imexprobe.api.ImportReply;
 import dev.imexprobe.api.ImportRequest;
 import dev.imexprobe.api.StageReply;
 import dev.imexprobe.api.VerifyRequest;
+import dev.imexprobe.probe.ProbeDeadline;
 import dev.imexprobe.trace.Timeline;
 
 import tools.jackson.core.JacksonException;
@@ -52,19 +53,16 @@ public final class PeerClient {
     public static final String FOR_PROBE = "probe";
 
     /**
-     * The deadline (System.nanoTime based) of the on-demand probe this thread works for: every peer call made
-     * within it ends by then, whatever the per-call timeout.
+     * Runs {@code work} with every peer call it makes, and every wait for the driver, bounded by
+     * {@code deadlineNanos} (System.nanoTime based), whatever the per-call timeout ({@link ProbeDeadline}).
      */
-    static final ScopedValue<Long> DEADLINE = ScopedValue.newInstance();
-
-    /** Runs {@code work} with every peer call it makes bounded by {@code deadlineNanos}. */
     public static <T> T withDeadline(long deadlineNanos, java.util.function.Supplier<T> work) {
-        return ScopedValue.where(DEADLINE, deadlineNanos).call(work::get);
+        return ProbeDeadline.within(deadlineNanos, work);
     }
 
     /** Whether the deadline of the probe this thread works for has passed. */
     public static boolean pastDeadline() {
-        return DEADLINE.isBound() && System.nanoTime() - DEADLINE.get() >= 0;
+        return ProbeDeadline.past();
     }
 
     /** The transport the agent uses: connect within the same deadline as the whole answer. */
@@ -128,7 +126,7 @@ public final class PeerClient {
         PeerHttp.Answer response;
         long sending = System.nanoTime();
         try {
-            response = DEADLINE.isBound() ? http.exchange(target, method, path, bytes, headers, DEADLINE.get())
+            response = ProbeDeadline.bound() ? http.exchange(target, method, path, bytes, headers, ProbeDeadline.nanos())
                     : http.exchange(target, method, path, bytes, headers);
         } catch (IllegalArgumentException e) {
             return PeerCall.failed(PeerCall.Kind.UNREACHABLE, 0, "not a valid host:port: " + target, 0);
@@ -174,7 +172,7 @@ public final class PeerClient {
 
     private <T> PeerCall<T> noAnswer(String method, String path, String target, long start) {
         long waited = System.nanoTime() - start;
-        String bound = DEADLINE.isBound() && DEADLINE.get() - start < timeout.toNanos()
+        String bound = ProbeDeadline.bound() && ProbeDeadline.nanos() - start < timeout.toNanos()
                 ? "before the probe's deadline (" + waited / 1_000_000 + " ms)" : "within " + timeout.toMillis() + " ms";
         return PeerCall.failed(PeerCall.Kind.TIMEOUT, 0, method + " " + path + " on " + target
                 + " got no answer " + bound, waited);

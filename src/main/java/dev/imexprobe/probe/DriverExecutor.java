@@ -288,10 +288,14 @@ public final class DriverExecutor implements AutoCloseable {
         }
     }
 
-    /** A call started through {@link #start} passed its deadline and is still inside the driver: counted as stuck. */
-    Object stuckCallStarted() {
+    /**
+     * A call started through {@link #start} that its caller gave up on is still inside the driver: counted as stuck
+     * once it passes the driver's deadline, {@code overdueInNanos} from now (0: it has; more when the caller gave up
+     * at an earlier deadline of its own, a probe's).
+     */
+    Object stuckCallStarted(long overdueInNanos) {
         Task task = new Task();
-        task.runningSince = Instant.now();
+        task.runningSince = Instant.now().plusNanos(Math.max(0, overdueInNanos));
         abandoned.add(task);
         return task;
     }
@@ -310,8 +314,10 @@ public final class DriverExecutor implements AutoCloseable {
      */
     public int stuck() {
         int stuck = 0;
+        Instant now = null;
         for (Task t : abandoned) {  // a loop, not a stream: asked on every request (docs/performance.md)
-            if (t.runningSince != null) {
+            Instant since = t.runningSince;
+            if (since != null && !since.isAfter(now != null ? now : (now = Instant.now()))) {
                 stuck++;
             }
         }
@@ -320,7 +326,9 @@ public final class DriverExecutor implements AutoCloseable {
 
     /** When the oldest call still stuck in the driver was taken up; empty when none is. */
     public Optional<Instant> oldestStuckSince() {
-        return abandoned.stream().map(t -> t.runningSince).filter(Objects::nonNull).min(Instant::compareTo);
+        Instant now = Instant.now();
+        return abandoned.stream().map(t -> t.runningSince).filter(Objects::nonNull).filter(t -> !t.isAfter(now))
+                .min(Instant::compareTo);
     }
 
     /**

@@ -217,6 +217,12 @@ public final class StageEngine {
                 + "it returns"), nanos), true);
     }
 
+    private Ran noAnswerInTime(ProbeStage stage, long nanos) {
+        return new Ran(StageResult.of(stage.stage(), StageOutcome.timeout("no answer from the driver before the "
+                + "probe's deadline (" + nanos / 1_000_000 + " ms); the call is still running and its thread stays busy "
+                + "until it returns"), nanos), true);
+    }
+
     private StageResult notStarted(ProbeStage stage, long nanos) {
         return StageResult.of(stage.stage(), StageOutcome.timeout("driver busy: not started within "
                 + executor.timeout().toMillis() + " ms, all " + executor.threads() + " driver threads were taken ("
@@ -326,17 +332,22 @@ public final class StageEngine {
                 awaitNear(expected.estimate(kind), spin);
             }
             boolean interrupted = false;
+            // The caller's own deadline (an on-demand probe's) holds for the driver too: the answer keeps it.
+            boolean bounded = ProbeDeadline.bound();
+            long callerDeadline = bounded ? ProbeDeadline.nanos() : 0;
             lock.lock();
             try {
                 while (!done) {
                     boolean driver = stages.get(current).callsDriver();
-                    long left = executor.timeout().toNanos() - (System.nanoTime() - currentSince);
-                    if (driver && (left <= 0 || interrupted)) {
-                        return giveUp(System.nanoTime() - currentSince);
+                    long now = System.nanoTime();
+                    long left = executor.timeout().toNanos() - (now - currentSince);
+                    long callerLeft = bounded ? callerDeadline - now : Long.MAX_VALUE;
+                    if (driver && (left <= 0 || callerLeft <= 0 || interrupted)) {
+                        return giveUp(now - currentSince, Math.max(0, left), left > 0 && callerLeft <= 0);
                     }
                     try {
                         // A stage without a driver call has no deadline (as when it ran on the caller): look again later.
-                        finished.awaitNanos(driver ? left : executor.timeout().toNanos());
+                        finished.awaitNanos(driver ? Math.min(left, callerLeft) : executor.timeout().toNanos());
                     } catch (InterruptedException e) {
                         interrupted = true;
                     }
@@ -394,13 +405,18 @@ public final class StageEngine {
             }
         }
 
-        /** The running stage passed its deadline: report it, skip the rest, and leave the release to the worker. */
-        private List<StageResult> giveUp(long waitedNanos) {
+        /**
+         * The running stage passed its deadline, or the caller's: report it, skip the rest, and leave the release to
+         * the worker. {@code overdueInNanos}: how long until the call passes the driver's deadline (0: it has);
+         * {@code callersDeadline}: the caller's deadline came first.
+         */
+        private List<StageResult> giveUp(long waitedNanos, long overdueInNanos, boolean callersDeadline) {
             abandoned = true;
             boolean queued = startedAt == 0;
             // A list still waiting for a thread is in no driver call: not counted as stuck, so it cannot make the
-            // pool look exhausted (which refuses all driver work and fails liveness) while calls still return.
-            stuckCall = queued ? null : executor.stuckCallStarted();
+            // pool look exhausted (which refuses all driver work and fails liveness) while calls still return. One
+            // given up at the caller's deadline counts once it passes the driver's.
+            stuckCall = queued ? null : executor.stuckCallStarted(overdueInNanos);
             ProbeStage stuck = stages.get(current);
             session.stuck = stuck.stage(); // under the lock: the worker, once back, sees it set and clears it
             List<StageResult> out = new ArrayList<>(stages.size());
@@ -420,7 +436,7 @@ public final class StageEngine {
                 }
                 return out;
             }
-            Ran timedOut = noAnswer(stuck, waitedNanos);
+            Ran timedOut = callersDeadline ? noAnswerInTime(stuck, waitedNanos) : noAnswer(stuck, waitedNanos);
             out.add(timedOut.result());
             course.after(stuck.stage(), timedOut.result(), timedOut.stuck());
             // Every later stage is now skipped or deferred by the course; none is run.

@@ -230,6 +230,48 @@ class StageEngineTest {
     }
 
     /**
+     * A probe's deadline shorter than the driver's holds for the driver too: the caller answers at its own deadline,
+     * and the call still inside the driver is counted as stuck only once it passes the driver's deadline.
+     */
+    @Test
+    void theCallersDeadlineHoldsForTheDriverAndTheCallIsStuckOnlyPastTheDriversOwn() throws Exception {
+        DriverExecutor slow = new DriverExecutor(2, Duration.ofMillis(1500));
+        StageEngine e = new StageEngine(slow);
+        try {
+            ProbeStage hanging = stage(Stage.CREATE, () -> {
+                try {
+                    unblock.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }, StageOutcome.ok(CuResult.SUCCESS, "created at last"));
+            long deadlineMs = 150 + new java.util.Random().nextInt(250);
+            long start = System.nanoTime();
+            List<StageResult> r = ProbeDeadline.within(start + deadlineMs * 1_000_000,
+                    () -> e.run(session(), List.of(hanging, ok(Stage.EXPORT, 0), new ReleaseStage())));
+            long waitedMs = (System.nanoTime() - start) / 1_000_000;
+
+            assertThat(waitedMs).as("the caller's deadline of %d ms, not the driver's 1500", deadlineMs)
+                    .isBetween(deadlineMs - 5, deadlineMs + 700);
+            assertThat(r.get(0).status()).isEqualTo(StageStatus.TIMEOUT);
+            assertThat(r.get(0).detail()).startsWith("no answer from the driver before the probe's deadline (");
+            assertThat(r.get(1).detail()).isEqualTo("not run: create timed out");
+            if ((System.nanoTime() - start) / 1_000_000 < 1400) {
+                assertThat(slow.stuck()).as("not past the driver's deadline yet").isZero();
+            }
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(slow.stuck()).as("past the driver's deadline").isEqualTo(1));
+            assertThat((System.nanoTime() - start) / 1_000_000).as("counted at the driver's deadline, not before")
+                    .isGreaterThanOrEqualTo(1500 - 5);
+            unblock.countDown();
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(slow.stuck()).isZero());
+        } finally {
+            unblock.countDown();
+            slow.close();
+        }
+    }
+
+    /**
      * A list that waits in the queue past its deadline (every thread busy in calls that still return) is given up as
      * driver busy, but it is in no driver call: not counted as stuck, so the pool never looks exhausted for it, and
      * when a thread takes it none of its stages runs, only the session's release.

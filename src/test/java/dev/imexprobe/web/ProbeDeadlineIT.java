@@ -157,6 +157,28 @@ class ProbeDeadlineIT {
     }
 
     @Test
+    void aLocalDriverCallThatHangsIsCutAtTheProbesDeadline() {
+        peer.stubFor(get("/v1/node").willReturn(okJson(peerNode)));
+        agent.faults("cuMemCreate=hang");
+        try {
+            double seconds = 1.5 + random.nextInt(10) / 10.0;
+            Timed t = probe(agent, "&direction=push&timeout=" + seconds + "s", null);
+            assertThat(t.reply().status()).isEqualTo(200);
+            assertThat(t.millis()).as("the probe's deadline, not the driver's 5 s")
+                    .isBetween((long) (seconds * 1000) - 100, (long) (seconds * 1000) + 700);
+            JsonNode create = t.json().get("results").get(0).get("stages").get(0);
+            assertThat(create.get("name").asString()).isEqualTo("create");
+            assertThat(create.get("status").asString()).isEqualTo("timeout");
+            assertThat(create.get("detail").asString()).startsWith("no answer from the driver before the probe's deadline");
+            assertThat(t.json().get("results").get(0).get("finding").get("code").asString()).isEqualTo("TIMEOUT");
+            assertThat(agent.metric("imexprobe_driver_calls_stuck")).as("not stuck before the driver's own 5 s")
+                    .isZero();
+        } finally {
+            agent.clearFaults();
+        }
+    }
+
+    @Test
     void theConfiguredMaximumCapsWhatTheCallerAsks() {
         peer.stubFor(any(anyUrl()).willReturn(aResponse().withFixedDelay(30_000).withStatus(200)));
         Timed t = probe(capped, "&timeout=20s", "30");
