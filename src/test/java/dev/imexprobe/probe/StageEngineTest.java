@@ -61,6 +61,17 @@ class StageEngineTest {
         return stage(name, () -> sleep(sleepMillis), StageOutcome.ok(CuResult.SUCCESS, name.label() + " done"));
     }
 
+    /** A body that blocks until {@code latch} opens (at most 30 s), as a call the driver does not return. */
+    private static Runnable waitFor(CountDownLatch latch) {
+        return () -> {
+            try {
+                latch.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+    }
+
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
@@ -132,13 +143,7 @@ class StageEngineTest {
 
     @Test
     void aStuckCallIsATimeoutAndItsReleaseWaitsUntilItReturns() throws Exception {
-        ProbeStage hanging = stage(Stage.MAP, () -> {
-            try {
-                unblock.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, StageOutcome.ok(CuResult.SUCCESS, "mapped at last"));
+        ProbeStage hanging = stage(Stage.MAP, waitFor(unblock), StageOutcome.ok(CuResult.SUCCESS, "mapped at last"));
         ProbeSession s = session();
         s.importerMapping = Mapping.reserve(s.driver, 0, 2L << 20, 0).value();
         long start = System.nanoTime();
@@ -164,13 +169,7 @@ class StageEngineTest {
 
     @Test
     void aSessionStuckInTheDriverIsNotTouchedByItsLaterStagesUntilTheCallReturns() throws Exception {
-        ProbeStage hanging = stage(Stage.CREATE, () -> {
-            try {
-                unblock.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, StageOutcome.ok(CuResult.SUCCESS, "created at last"));
+        ProbeStage hanging = stage(Stage.CREATE, waitFor(unblock), StageOutcome.ok(CuResult.SUCCESS, "created at last"));
         ProbeSession s = session();
         s.exporterMapping = Mapping.reserve(s.driver, 0, 2L << 20, 0).value();
         List<StageResult> first = engine.run(s, List.of(hanging, ok(Stage.EXPORT, 0)));
@@ -197,11 +196,7 @@ class StageEngineTest {
         for (int i = 0; i < 5; i++) {
             assertThat(one.start(() -> {
                 busy.countDown();
-                try {
-                    hold.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                waitFor(hold).run();
             })).isTrue();
             assertThat(busy.await(10, TimeUnit.SECONDS)).as("the first task runs before the queue fills").isTrue();
         }
@@ -238,13 +233,7 @@ class StageEngineTest {
         DriverExecutor slow = new DriverExecutor(2, Duration.ofMillis(1500));
         StageEngine e = new StageEngine(slow);
         try {
-            ProbeStage hanging = stage(Stage.CREATE, () -> {
-                try {
-                    unblock.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                }
-            }, StageOutcome.ok(CuResult.SUCCESS, "created at last"));
+            ProbeStage hanging = stage(Stage.CREATE, waitFor(unblock), StageOutcome.ok(CuResult.SUCCESS, "created at last"));
             long deadlineMs = 150 + new java.util.Random().nextInt(250);
             long start = System.nanoTime();
             List<StageResult> r = ProbeDeadline.within(start + deadlineMs * 1_000_000,
@@ -286,11 +275,7 @@ class StageEngineTest {
         try {
             assertThat(one.start(() -> { // a long call, not one a caller gave up on
                 busy.countDown();
-                try {
-                    hold.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                waitFor(hold).run();
             })).isTrue();
             assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
             ProbeSession s = session();
@@ -351,13 +336,7 @@ class StageEngineTest {
                     return false;
                 }
             };
-            ProbeStage hanging = stage(Stage.IMPORT, () -> {
-                try {
-                    unblock.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, StageOutcome.ok(CuResult.SUCCESS, "imported at last"));
+            ProbeStage hanging = stage(Stage.IMPORT, waitFor(unblock), StageOutcome.ok(CuResult.SUCCESS, "imported at last"));
             ProbeSession s = session();
             s.importerMapping = Mapping.reserve(s.driver, 0, 2L << 20, 0).value();
 
