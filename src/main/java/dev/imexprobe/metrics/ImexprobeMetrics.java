@@ -73,6 +73,13 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     // allocated per probe (docs/performance.md, session 2026-12-06 p).
     private final Map<StageMeter, Counter> stageCounters = new ConcurrentHashMap<>();
     private final Map<StageMeter, Timer> stageTimers = new ConcurrentHashMap<>();
+    /**
+     * imexprobe_probes_total by pair (source node and GPU, target node and GPU): removed with the pair's other series,
+     * so the counters of departed peers, of addresses never identified and of probes across domains do not pile up
+     * until a restart (Σ dᵢ² holds for them too). A pair that comes back starts again at 0, which rate() reads as a
+     * reset.
+     */
+    private final Map<List<String>, java.util.Set<Counter>> probeCounters = new ConcurrentHashMap<>();
 
     private record StageMeter(Stage stage, String cuResult, Tags extra) {
     }
@@ -203,8 +210,18 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
         Tags pair = Tags.of("source_node", nz(r.sourceNode()), "source_gpu", nz(r.sourceGpu()),
                 "target_node", nz(r.targetNode()), "target_gpu", nz(r.targetGpu()),
                 "domain", nz(mesh.domainOf(r.sourceGpu())));
-        Counter.builder("imexprobe.probes").tags(pair).tag("verdict", r.verdict().label())
-                .description("Probes of one pair in one direction, by verdict").register(registry).increment();
+        // Under the read lock: a refresh (write lock) that removes a departed pair's counters either sees this pair
+        // in the mesh (recorded before this call) or runs before its counter is registered, never in between.
+        gauges.readLock().lock();
+        try {
+            Counter probes = Counter.builder("imexprobe.probes").tags(pair).tag("verdict", r.verdict().label())
+                    .description("Probes of one pair in one direction, by verdict").register(registry);
+            probeCounters.computeIfAbsent(pairOf(r.sourceNode(), r.sourceGpu(), r.targetNode(), r.targetGpu()),
+                    k -> ConcurrentHashMap.newKeySet()).add(probes);
+            probes.increment();
+        } finally {
+            gauges.readLock().unlock();
+        }
         Tags extra = pairLabels ? pair : Tags.empty();
         for (StageResult s : r.stages()) {
             if (s.status() == StageStatus.SKIPPED) {
@@ -275,6 +292,7 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
         for (PairState.State st : PairState.State.values()) {
             byState.put(Tags.of("state", st.label(), "reason", "none"), 0.0); // from the first scrape, at zero
         }
+        java.util.Set<List<String>> withSeries = new java.util.HashSet<>();
         for (PairState p : mesh.snapshot()) {
             byState.merge(Tags.of("state", p.state().label(), "reason", reason(p)), 1.0, Double::sum);
             if (p.state() != PairState.State.OK && p.state() != PairState.State.FAILED || p.acrossDomains()) {
@@ -282,6 +300,7 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
                 // pair series, so nothing to alert on, and pair series only within a domain (Σ dᵢ², not N²)
                 continue;
             }
+            withSeries.add(pairOf(p.sourceNode(), p.sourceGpu(), p.targetNode(), p.targetGpu()));
             Tags t = Tags.of("source_node", p.sourceNode(), "source_gpu", p.sourceGpu(), "target_node", p.targetNode(),
                     "target_gpu", p.targetGpu(), "domain", nz(p.domain()));
             up.put(t, p.state() == PairState.State.OK ? 1.0 : 0.0);
@@ -289,6 +308,13 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
             Instant last = p.lastSuccess();
             success.put(t, last == null ? 0 : last.toEpochMilli() / 1000.0);
         }
+        probeCounters.entrySet().removeIf(e -> {
+            if (withSeries.contains(e.getKey())) {
+                return false;
+            }
+            e.getValue().forEach(registry::remove);
+            return true;
+        });
         pairs.set(byState);
         pairUp.set(up);
         pairLastCuResult.set(code);
@@ -398,6 +424,10 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
 
     private static final java.util.Set<String> FINDING_CODES = java.util.Arrays.stream(
             dev.imexprobe.finding.FindingCode.values()).map(Enum::name).collect(java.util.stream.Collectors.toSet());
+
+    private static List<String> pairOf(String sourceNode, String sourceGpu, String targetNode, String targetGpu) {
+        return List.of(nz(sourceNode), nz(sourceGpu), nz(targetNode), nz(targetGpu));
+    }
 
     private static String nz(String s) {
         return s == null ? "unknown" : s;

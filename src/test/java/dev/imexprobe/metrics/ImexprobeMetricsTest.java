@@ -172,6 +172,8 @@ class ImexprobeMetricsTest {
                 + "source_node=\"node-a\",target_gpu=\"GPU-b0\",target_node=\"node-b\"} 1.0");
         assertThat(scrape.lines().filter(l -> l.startsWith("imexprobe_pair_")).toList())
                 .hasSize(3).noneMatch(l -> l.contains("GPU-x0"));
+        assertThat(scrape.lines().filter(l -> l.startsWith("imexprobe_probes_total{")).toList())
+                .as("nor a probe counter").singleElement().asString().contains("GPU-b0");
         assertThat(mesh.snapshot()).filteredOn(p -> p.targetGpu().equals("GPU-x0")).singleElement()
                 .satisfies(p -> {
                     assertThat(p.domain()).isEqualTo("fabric:c/1");
@@ -388,11 +390,17 @@ class ImexprobeMetricsTest {
         mesh.expect(new PairKey(PAIR[0], PAIR[1], "node-c", "GPU-c0"));
         mesh.forgetOlderThan(Duration.ofMinutes(5));
         assertThat(registry.find("imexprobe.pair.up").gauges()).hasSize(2);
+        assertThat(registry.find("imexprobe.probes").counters()).hasSize(2);
 
         m.onCycleFinished();
 
         assertThat(registry.find("imexprobe.pair.up").gauges()).singleElement()
                 .satisfies(g -> assertThat(g.getId().getTag("target_node")).isEqualTo("node-c"));
+        assertThat(registry.find("imexprobe.probes").counters()).as("the forgotten pair's probe counter too")
+                .singleElement().satisfies(c -> {
+                    assertThat(c.getId().getTag("target_node")).isEqualTo("node-c");
+                    assertThat(c.count()).isEqualTo(1.0);
+                });
         assertThat(registry.find("imexprobe.pair.last.cu.result").gauges()).hasSize(1);
         assertThat(registry.find("imexprobe.pair.last.success.timestamp").gauges()).hasSize(1);
     }
