@@ -425,8 +425,19 @@ public final class StageEngine {
                 out.add(results[i]);
                 course.after(results[i].name(), results[i], false);
             }
+            if (callersDeadline && stuck.alwaysRuns()) {
+                // A release the probe's deadline leaves no time to wait for (a peer that never answered used it
+                // up): not a timeout of the driver; the worker releases, as after any list given up.
+                out.add(StageResult.skipped(stuck.stage(), "deferred: the probe's deadline had passed; what the "
+                        + "session holds is released on a driver thread after the answer"));
+                for (int i = current + 1; i < stages.size(); i++) {
+                    out.add(StageResult.skipped(stages.get(i).stage(), "not run: the probe's deadline had passed"));
+                }
+                return out;
+            }
             if (queued) {
-                out.add(notStarted(stuck, waitedNanos));
+                out.add(callersDeadline ? StageResult.of(stuck.stage(), StageOutcome.timeout("not started: the "
+                        + "probe's deadline had passed"), waitedNanos) : notStarted(stuck, waitedNanos));
                 for (int i = current + 1; i < stages.size(); i++) {
                     ProbeStage later = stages.get(i);
                     out.add(StageResult.skipped(later.stage(), later.alwaysRuns()

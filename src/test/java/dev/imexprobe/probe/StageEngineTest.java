@@ -33,6 +33,8 @@ class StageEngineTest {
     private final StageEngine engine = new StageEngine(executor);
     private final Set<String> driverCalls = ConcurrentHashMap.newKeySet();
     private final CountDownLatch unblock = new CountDownLatch(1);
+    /** Opened by every test but the one that holds a release inside the driver. */
+    private volatile CountDownLatch releaseGate = new CountDownLatch(0);
 
     @AfterEach
     void close() {
@@ -44,6 +46,9 @@ class StageEngineTest {
     private CudaDriver driver() {
         return (CudaDriver) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {CudaDriver.class},
                 (proxy, method, args) -> {
+                    if (method.getName().equals("addressFree")) {
+                        waitFor(releaseGate).run();
+                    }
                     driverCalls.add(method.getName());
                     return switch (method.getName()) {
                         case "addressReserve" -> CuCall.ok(1L << 21);
@@ -258,6 +263,41 @@ class StageEngineTest {
             unblock.countDown();
             slow.close();
         }
+    }
+
+    /**
+     * A release whose probe's deadline has passed (a peer that never answered used it up) is not waited for and is
+     * no driver timeout: it is deferred, and the driver thread releases after the answer. Another stage given up
+     * before it started says so.
+     */
+    @Test
+    void pastTheCallersDeadlineAReleaseIsDeferredNotATimeout() {
+        ProbeSession s = session();
+        s.importerMapping = Mapping.reserve(s.driver, 0, 2L << 20, 0).value();
+        long past = System.nanoTime() - 1_000_000;
+        releaseGate = new CountDownLatch(1); // the release stays inside the driver until the answer is in
+
+        List<StageResult> r = ProbeDeadline.within(past, () -> engine.run(s, List.of(new ReleaseStage())));
+        releaseGate.countDown();
+
+        assertThat(r).singleElement().satisfies(release -> {
+            assertThat(release.status()).isEqualTo(StageStatus.SKIPPED);
+            assertThat(release.detail()).isEqualTo("deferred: the probe's deadline had passed; what the session "
+                    + "holds is released on a driver thread after the answer");
+        });
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(driverCalls).as("released after the answer").contains("addressFree");
+            assertThat(s.stuck).isNull();
+        });
+        assertThat(executor.stuck()).isZero();
+
+        List<StageResult> late = ProbeDeadline.within(past, () -> engine.run(session(),
+                List.of(stage(Stage.IMPORT, waitFor(unblock), StageOutcome.ok(CuResult.SUCCESS, "imported")),
+                        new ReleaseStage())));
+        assertThat(late.get(0).status()).isEqualTo(StageStatus.TIMEOUT);
+        assertThat(late.get(0).detail()).isIn("not started: the probe's deadline had passed",
+                "no answer from the driver before the probe's deadline (0 ms); the call is still running and its "
+                        + "thread stays busy until it returns");
     }
 
     /**
