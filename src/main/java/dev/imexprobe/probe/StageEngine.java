@@ -251,6 +251,12 @@ public final class StageEngine {
         private final long submitted;
         /** When the worker took the list: for {@link Timeline#hop} only. */
         private volatile long startedAt;
+        /**
+         * Whether a driver thread took the list (1) or its caller gave up while it still waited (2), decided once:
+         * a compare-and-set, not the list's lock, which the thread would take on every list while its caller may
+         * hold it (a preempted caller then held the thread up, and one caller's lists moved between threads).
+         */
+        private final java.util.concurrent.atomic.AtomicInteger taken = new java.util.concurrent.atomic.AtomicInteger();
         private long doneAt;
         private boolean abandoned;
         /** The executor's record of the call the caller gave up on, set with {@code abandoned}. */
@@ -277,15 +283,8 @@ public final class StageEngine {
 
         /** On the driver thread. */
         void work() {
-            boolean gaveUpWhileQueued;
-            lock.lock();
-            try {
-                startedAt = System.nanoTime(); // under the lock: a caller giving up sees whether the list began
-                gaveUpWhileQueued = abandoned;
-            } finally {
-                lock.unlock();
-            }
-            if (gaveUpWhileQueued) {
+            startedAt = System.nanoTime();
+            if (!taken.compareAndSet(0, 1)) {
                 // nothing of this list ran; what earlier lists of the session hold is released here, as after a
                 // stuck call
                 new ReleaseStage().run(session);
@@ -412,7 +411,7 @@ public final class StageEngine {
          */
         private List<StageResult> giveUp(long waitedNanos, long overdueInNanos, boolean callersDeadline) {
             abandoned = true;
-            boolean queued = startedAt == 0;
+            boolean queued = taken.compareAndSet(0, 2);
             // A list still waiting for a thread is in no driver call: not counted as stuck, so it cannot make the
             // pool look exhausted (which refuses all driver work and fails liveness) while calls still return. One
             // given up at the caller's deadline counts once it passes the driver's.

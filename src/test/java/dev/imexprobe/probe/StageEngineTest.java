@@ -295,9 +295,11 @@ class StageEngineTest {
                 List.of(stage(Stage.IMPORT, waitFor(unblock), StageOutcome.ok(CuResult.SUCCESS, "imported")),
                         new ReleaseStage())));
         assertThat(late.get(0).status()).isEqualTo(StageStatus.TIMEOUT);
-        assertThat(late.get(0).detail()).isIn("not started: the probe's deadline had passed",
-                "no answer from the driver before the probe's deadline (0 ms); the call is still running and its "
-                        + "thread stays busy until it returns");
+        // given up before a thread took it, or just after
+        assertThat(late.get(0).detail()).satisfiesAnyOf(
+                d -> assertThat(d).isEqualTo("not started: the probe's deadline had passed"),
+                d -> assertThat(d).startsWith("no answer from the driver before the probe's deadline (")
+                        .endsWith(" ms); the call is still running and its thread stays busy until it returns"));
     }
 
     /**
