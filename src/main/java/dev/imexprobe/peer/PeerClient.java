@@ -52,19 +52,6 @@ public final class PeerClient {
     public static final String EXPORT_FOR = "X-Imexprobe-Export-For";
     public static final String FOR_PROBE = "probe";
 
-    /**
-     * Runs {@code work} with every peer call it makes, and every wait for the driver, bounded by
-     * {@code deadlineNanos} (System.nanoTime based), whatever the per-call timeout ({@link ProbeDeadline}).
-     */
-    public static <T> T withDeadline(long deadlineNanos, java.util.function.Supplier<T> work) {
-        return ProbeDeadline.within(deadlineNanos, work);
-    }
-
-    /** Whether the deadline of the probe this thread works for has passed. */
-    public static boolean pastDeadline() {
-        return ProbeDeadline.past();
-    }
-
     /** The transport the agent uses: connect within the same deadline as the whole answer. */
     public static PeerHttp defaultHttp(Duration timeout) {
         return new PeerHttp(timeout, timeout, MAX_REPLY);

@@ -12,6 +12,7 @@ import dev.imexprobe.probe.GpuSelector;
 import dev.imexprobe.probe.Importer;
 import dev.imexprobe.probe.LocalAgent;
 import dev.imexprobe.probe.PairResult;
+import dev.imexprobe.probe.ProbeDeadline;
 import dev.imexprobe.probe.ProbeReport;
 import dev.imexprobe.probe.Stage;
 import dev.imexprobe.probe.StageResult;
@@ -157,11 +158,11 @@ public final class Prober {
                     continue;
                 }
                 if (request.directions().contains(Direction.PUSH)) {
-                    results.add(PeerClient.pastDeadline() ? notStarted(Direction.PUSH, peer, m, t)
+                    results.add(ProbeDeadline.past() ? notStarted(Direction.PUSH, peer, m, t)
                             : push.run(peer, m, t, request, confirmation));
                 }
                 if (request.directions().contains(Direction.PULL)) {
-                    results.add(PeerClient.pastDeadline() ? notStarted(Direction.PULL, peer, m, t)
+                    results.add(ProbeDeadline.past() ? notStarted(Direction.PULL, peer, m, t)
                             : pull.run(peer, m, t, request, confirmation));
                 }
             }

@@ -10,6 +10,7 @@ import dev.imexprobe.peer.Prober;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.GpuSelector;
 import dev.imexprobe.probe.PairResult;
+import dev.imexprobe.probe.ProbeDeadline;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,7 +86,7 @@ public final class PreflightRun {
         Instance self = state.self();
         // Every call to a peer ends by the deadline of its phase, whatever the per-call timeout: a silent address
         // cannot hold a phase up by a timeout per call or per pair.
-        Map<String, Found> peers = PeerClient.withDeadline(deadline, () -> gather(options.expect() - 1, deadline));
+        Map<String, Found> peers = ProbeDeadline.within(deadline, () -> gather(options.expect() - 1, deadline));
         Map<String, Instance> instances = new LinkedHashMap<>();
         instances.put(self.id(), self);
         peers.values().forEach(f -> instances.put(f.instance().id(), f.instance().withAddress(f.address())));
@@ -102,11 +103,11 @@ public final class PreflightRun {
                 mine.stream().filter(p -> !p.passed()).count());
 
         List<PreflightPair> all = new ArrayList<>(mine);
-        List<String> silent = PeerClient.withDeadline(finishBy, () -> collect(peers.values(), all, finishBy));
-        state.collected();
-        PeerClient.withDeadline(finishBy, () -> {
+        List<String> silent = ProbeDeadline.within(finishBy, () -> {
+            List<String> missing = collect(peers.values(), all, finishBy);
+            state.collected();
             linger(peers.values(), finishBy);
-            return null;
+            return missing;
         });
         return PreflightVerdict.judge(options.expect(), self.id(), instances, all, silent, seconds(started));
     }
@@ -153,12 +154,12 @@ public final class PreflightRun {
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> work = new ArrayList<>();
             for (Found f : peers) {
-                work.add(pool.submit(() -> PeerClient.withDeadline(finishBy, () -> {
+                work.add(pool.submit(() -> ProbeDeadline.within(finishBy, () -> {
                     PairResult unanswered = null;
                     for (GpuSelector.Gpu theirs : f.peer().gpus()) {
                         for (GpuSelector.Gpu ours : local) {
                             PairResult r = unanswered != null ? Prober.notTried(unanswered, ours, theirs)
-                                    : PeerClient.pastDeadline() ? prober.notStarted(Direction.PULL, f.peer(), ours, theirs)
+                                    : ProbeDeadline.past() ? prober.notStarted(Direction.PULL, f.peer(), ours, theirs)
                                     : prober.probePair(f.peer(), ours, theirs, Direction.PULL, null, true);
                             if (unanswered == null && Prober.unanswered(r)) {
                                 unanswered = r;

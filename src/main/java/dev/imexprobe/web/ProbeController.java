@@ -5,12 +5,12 @@ import dev.imexprobe.api.Wire;
 import dev.imexprobe.cuda.GpuDevice;
 import dev.imexprobe.mesh.ProbeRecorder;
 import dev.imexprobe.node.NodeService;
-import dev.imexprobe.peer.PeerClient;
 import dev.imexprobe.peer.Prober;
 import dev.imexprobe.probe.Direction;
 import dev.imexprobe.probe.ExportLimits;
 import dev.imexprobe.probe.ExportRegistry;
 import dev.imexprobe.probe.PairResult;
+import dev.imexprobe.probe.ProbeDeadline;
 import dev.imexprobe.probe.ProbeReport;
 import dev.imexprobe.probe.StageResult;
 
@@ -117,7 +117,7 @@ public class ProbeController {
                     retryAfter);
         }
         try {
-            return PeerClient.withDeadline(deadline, () -> prober.probe(request));
+            return ProbeDeadline.within(deadline, () -> prober.probe(request));
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid(e.getMessage());
         } catch (ExportRegistry.CapExceededException e) {
