@@ -34,6 +34,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -41,7 +42,8 @@ import java.util.function.Supplier;
  * Probes the domain every interval: push probes from each local GPU to each GPU of each peer (or of k peers
  * chosen by rendezvous hashing), a bounded number at once. The first round starts at a random point of the
  * first interval and later rounds are jittered, so agents that start together do not probe together. A peer
- * that cannot be reached is left alone for 1, 2, 4… rounds (up to the maximum backoff); its pairs stay failed.
+ * that cannot be reached is left alone for 1, 2, 4… rounds (up to the maximum backoff); its pairs stay failed. A
+ * round waits one interval at most: a peer still being probed then is left to finish, and skipped until it has.
  */
 public final class MeshScheduler implements AutoCloseable {
 
@@ -109,6 +111,13 @@ public final class MeshScheduler implements AutoCloseable {
         volatile long identifiedRound = -1;
         volatile int failures;
         volatile long nextAttemptRound;
+        /** The work of the last round that started one for this peer; a later round waits for it to finish. */
+        volatile Future<?> running;
+
+        boolean busy() {
+            Future<?> f = running;
+            return f != null && !f.isDone();
+        }
     }
 
     public MeshScheduler(Settings settings, PeerDiscovery discovery, Prober prober, LocalAgent self,
@@ -167,16 +176,16 @@ public final class MeshScheduler implements AutoCloseable {
         recorder.state().peersKnown(peers.size());
         peers.sort(Comparator.comparing(PeerAddress::hostPort));
         List<PeerAddress> chosen = choose(peers, r);
-        List<Future<?>> tasks = new ArrayList<>();
+        List<Map.Entry<PeerAddress, Future<?>>> tasks = new ArrayList<>();
         // The chosen hold one address per agent known before; an address identified this round as an agent another
         // one probes gives way (the first to claim it probes).
         Set<String> claimed = ConcurrentHashMap.newKeySet();
         for (PeerAddress peer : chosen) {
             PeerTrack track = tracks.computeIfAbsent(peer.hostPort(), k -> new PeerTrack());
-            if (r < track.nextAttemptRound) {
-                continue;
+            if (r < track.nextAttemptRound || track.busy()) {
+                continue; // backing off, or still being probed by an earlier round that ran past its interval
             }
-            tasks.add(workers.submit(() -> probePeer(peer.hostPort(), track, r, claimed)));
+            tasks.add(started(peer, track, workers.submit(() -> probePeer(peer.hostPort(), track, r, claimed))));
         }
         if (settings.subset() > 0) {
             // Peers never identified and not chosen are only asked who they are (GET /v1/node, no probe): from the
@@ -185,26 +194,43 @@ public final class MeshScheduler implements AutoCloseable {
             Set<PeerAddress> probed = new HashSet<>(chosen);
             for (PeerAddress peer : peers) {
                 PeerTrack track = tracks.computeIfAbsent(peer.hostPort(), k -> new PeerTrack());
-                if (track.peer == null && !probed.contains(peer) && r >= track.nextAttemptRound) {
-                    tasks.add(workers.submit(() -> identifyOnly(peer.hostPort(), track, r)));
+                if (track.peer == null && !probed.contains(peer) && r >= track.nextAttemptRound && !track.busy()) {
+                    tasks.add(started(peer, track, workers.submit(() -> identifyOnly(peer.hostPort(), track, r))));
                 }
             }
         }
-        for (Future<?> f : tasks) {
+        // The round waits one interval at most. A peer that answers each exchange just inside the peer timeout (or
+        // has many GPUs) would otherwise hold every other peer's next probe for pairs × its answer time, and
+        // ImexprobeProbesStale could fire on this agent. Such a peer's work goes on; rounds skip it until it ends.
+        long deadline = System.nanoTime() + settings.interval().toNanos();
+        List<String> late = new ArrayList<>();
+        for (Map.Entry<PeerAddress, Future<?>> task : tasks) {
             try {
-                f.get();
+                task.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
+            } catch (TimeoutException e) {
+                late.add(task.getKey().hostPort());
             } catch (Exception e) {
                 log.warn("a mesh probe failed unexpectedly", e);
             }
+        }
+        if (!late.isEmpty()) {
+            log.warn("mesh round {}: {} still being probed after one interval ({}); the round ends without them and "
+                    + "later rounds skip them until that work ends (a peer slow to answer: see its /v1/mesh "
+                    + "durations)", r, late, settings.interval());
         }
         tracks.keySet().retainAll(peers.stream().map(PeerAddress::hostPort).toList());
         keepDiscovered(peers);
         recorder.state().forgetOlderThan(settings.interval().multipliedBy(FORGET_AFTER_INTERVALS)
                 .plus(settings.maxBackoff()));
         recorder.cycleFinished();
+    }
+
+    private static Map.Entry<PeerAddress, Future<?>> started(PeerAddress peer, PeerTrack track, Future<?> work) {
+        track.running = work;
+        return Map.entry(peer, work);
     }
 
     /**

@@ -461,6 +461,52 @@ class MeshSchedulerTest {
     }
 
     @Test
+    void aPeerSlowToAnswerDoesNotHoldTheRoundPastItsIntervalAndIsNotStartedTwice() throws Exception {
+        discovery.set("10.0.0.2:8080", "10.0.0.3:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0", "GPU-b1");
+        prober.agent("10.0.0.3:8080", "node-c", "GPU-c0");
+        MeshScheduler s = scheduler();
+        round(s);
+        java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
+        prober.onProbeOf = key -> {
+            if (key.targetNode().equals("node-b")) {
+                try {
+                    answer.await(); // a peer that takes its time over every exchange, within the peer timeout
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        java.util.concurrent.ExecutorService caller = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            prober.calls.clear();
+            Instant cycleBefore = state.lastCycle();
+            caller.submit(() -> round(s)).get(5, TimeUnit.SECONDS); // one interval is 1 s
+            assertThat(state.lastCycle()).as("the round ended").isAfter(cycleBefore);
+            caller.submit(() -> round(s)).get(5, TimeUnit.SECONDS);
+
+            assertThat(prober.probes().stream().filter(c -> c.contains(">GPU-c0")))
+                    .as("the peer that answers was probed in both rounds").hasSize(2);
+            assertThat(prober.probes().stream().filter(c -> c.contains(">GPU-b")))
+                    .as("the slow peer's exchange of the first round is not started again").hasSize(1);
+            answer.countDown();
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (s.tracks().get("10.0.0.2:8080").busy() && System.nanoTime() < until) {
+                Thread.sleep(5);
+            }
+            assertThat(prober.probes().stream().filter(c -> c.contains(">GPU-b")))
+                    .as("its work went on to its last pair").hasSize(2);
+            caller.submit(() -> round(s)).get(5, TimeUnit.SECONDS);
+            assertThat(prober.probes().stream().filter(c -> c.contains(">GPU-b")))
+                    .as("once done, the next round probes it again").hasSize(4);
+            assertThat(state.snapshot()).hasSize(3).allMatch(p -> p.state() == PairState.State.OK);
+        } finally {
+            answer.countDown();
+            caller.shutdownNow();
+        }
+    }
+
+    @Test
     void pairsThatCannotWorkByDesignStayNotProbedWhileTheirPeerIsDown() {
         String ours = "fabric:cluster/1";
         discovery.set("10.0.0.2:8080", "10.0.0.3:8080", "10.0.0.4:8080");
