@@ -50,8 +50,6 @@ public final class MeshScheduler implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MeshScheduler.class);
     /** Re-ask a peer who it is every this many rounds: a restarted agent may have other GPUs. */
     private static final int IDENTIFY_EVERY = 10;
-    /** Pairs of peers gone from discovery for this many intervals are forgotten. */
-    private static final int FORGET_AFTER_INTERVALS = 5;
 
     /** What the scheduler needs from the configuration. */
     public record Settings(Duration interval, double jitter, int subset, int concurrency, Duration maxBackoff,
@@ -171,6 +169,7 @@ public final class MeshScheduler implements AutoCloseable {
     /** One round: refresh the node, probe the chosen peers, forget departed ones. Public for tests and /v1/mesh. */
     public void runRound() {
         long r = ++round;
+        recorder.state().roundStarted();
         refreshNode.run();
         List<PeerAddress> peers = new ArrayList<>(discovery.peers());
         recorder.state().peersKnown(peers.size());
@@ -223,8 +222,7 @@ public final class MeshScheduler implements AutoCloseable {
         }
         tracks.keySet().retainAll(peers.stream().map(PeerAddress::hostPort).toList());
         keepDiscovered(peers);
-        recorder.state().forgetOlderThan(settings.interval().multipliedBy(FORGET_AFTER_INTERVALS)
-                .plus(settings.maxBackoff()));
+        recorder.state().forgetUnseenForTwoRounds();
         recorder.cycleFinished();
     }
 

@@ -24,6 +24,8 @@ public final class MeshState {
     /** GPU UUID → IMEX domain, as this agent's node report and its peers' /v1/node said last. */
     private final Map<String, String> domains = new ConcurrentHashMap<>();
     private volatile Instant lastCycle;
+    private volatile Instant roundStart;
+    private volatile Instant roundBefore;
     private volatile int peersKnown;
 
     public MeshState(Clock clock) {
@@ -121,9 +123,30 @@ public final class MeshState {
                 p.consecutiveFailures());
     }
 
-    /** Forgets pairs not expected nor probed for {@code age}: peers that left the domain. Returns them. */
+    /** A mesh round begins; see {@link #forgetUnseenForTwoRounds()}. */
+    public void roundStarted() {
+        roundBefore = roundStart;
+        roundStart = clock.instant();
+    }
+
+    /**
+     * At a round's end, forgets the pairs neither probed nor kept (their peer still discovered) since the round before
+     * it began: the peer left discovery (not Ready, deleted, off the list), or an on-demand pair no round probes.
+     * Their last result measures nothing any more: kept for minutes, a departed peer's failed pairs fired pair alerts
+     * and turned the node condition False. Two rounds, so a pair probed on demand just before a round is shown for
+     * one round at least. Returns them.
+     */
+    public Set<PairKey> forgetUnseenForTwoRounds() {
+        Instant since = roundBefore;
+        return since == null ? Set.of() : forgetSeenBefore(since);
+    }
+
+    /** Forgets pairs not expected nor probed for {@code age}. Returns them. */
     public Set<PairKey> forgetOlderThan(Duration age) {
-        Instant limit = clock.instant().minus(age);
+        return forgetSeenBefore(clock.instant().minus(age));
+    }
+
+    private Set<PairKey> forgetSeenBefore(Instant limit) {
         Set<PairKey> gone = new java.util.HashSet<>();
         seen.forEach((k, t) -> {
             if (t.isBefore(limit)) {

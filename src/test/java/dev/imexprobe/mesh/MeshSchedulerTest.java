@@ -546,24 +546,44 @@ class MeshSchedulerTest {
     // ---- departed peers -----------------------------------------------------------------------------------
 
     @Test
-    void aPeerThatLeftDiscoveryIsForgottenAfterFiveIntervalsAndTheMaximumBackoff() {
+    void aPeerThatLeftDiscoveryIsForgottenAtTheEndOfTheSecondRoundWithoutIt() {
         discovery.set("10.0.0.2:8080", "10.0.0.3:8080");
         prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
         prober.agent("10.0.0.3:8080", "node-c", "GPU-c0");
-        MeshScheduler s = scheduler(0, 4, Duration.ofSeconds(2), () -> 0.5, new AtomicLong(), List.of(SELF_GPU));
+        // a long backoff and a failed pair: neither keeps the departed peer's pairs (they fired pair alerts)
+        MeshScheduler s = scheduler(0, 4, Duration.ofMinutes(5), () -> 0.5, new AtomicLong(), List.of(SELF_GPU));
+        prober.silent.add("10.0.0.3:8080");
         round(s);
+        assertThat(stateOf(new PairKey("node-self", SELF_GPU, "node-c", "GPU-c0"))).isEqualTo(PairState.State.FAILED);
 
         discovery.set("10.0.0.2:8080");
         round(s);
         assertThat(s.tracks()).containsOnlyKeys("10.0.0.2:8080");
-        for (int r = 0; r < 5; r++) {
-            round(s); // last seen at T0; rounds at T0+1s … T0+6s; forgotten once older than 5 × 1s + 2s
-        }
-        assertThat(state.snapshot()).extracting(PairState::targetNode).containsExactlyInAnyOrder("node-b", "node-c");
-        round(s);
+        assertThat(state.snapshot()).as("one round without it").extracting(PairState::targetNode)
+                .containsExactlyInAnyOrder("node-b", "node-c");
         round(s);
 
         assertThat(state.snapshot()).extracting(PairState::targetNode).containsExactly("node-b");
+    }
+
+    @Test
+    void anOnDemandPairNoRoundProbesIsForgottenAfterTwoRoundsOneTheMeshProbesIsNot() {
+        discovery.set("10.0.0.2:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        MeshScheduler s = scheduler();
+        s.runRound();
+        // after that round, before the next: a pull from a node the mesh does not probe, and a push into a pair the
+        // mesh probes, both failed
+        recorder.record(ProbeResults.unreachable("node-x", "GPU-x0", "10.0.0.9:8080", "node-self", SELF_GPU));
+        recorder.record(ProbeResults.unreachable("node-self", SELF_GPU, "10.0.0.2:8080", "node-b", "GPU-b0"));
+        clock.advance(INTERVAL);
+        round(s);
+        assertThat(state.snapshot()).extracting(PairState::sourceNode).contains("node-x");
+        round(s);
+
+        assertThat(state.snapshot()).extracting(PairState::key)
+                .containsExactly(new PairKey("node-self", SELF_GPU, "node-b", "GPU-b0"));
+        assertThat(stateOf(new PairKey("node-self", SELF_GPU, "node-b", "GPU-b0"))).isEqualTo(PairState.State.OK);
     }
 
     @Test
@@ -588,7 +608,7 @@ class MeshSchedulerTest {
             round(s);
         }
 
-        assertThat(pairsAtRoundEnd).containsExactly(1, 1, 1, 1, 1, 1, 1, 0);
+        assertThat(pairsAtRoundEnd).containsExactly(1, 1, 0, 0, 0, 0, 0, 0);
         assertThat(state.lastCycle()).isEqualTo(T0.plusSeconds(7));
     }
 
