@@ -101,6 +101,18 @@ class OperatorValuesTest {
     }
 
     @Test
+    void prometheusRuleDisabledKnowsEveryAlert() {
+        // The schema lists the switches by name: an alert added to the rules but not to the schema cannot be dropped.
+        for (String alert : ALERTS) {
+            Map<String, Object> rule = Chart.render(values("imex.channel.mode", "hostPath", "prometheusRule.enabled", true,
+                    "prometheusRule.disabled." + alert, true)).one("PrometheusRule");
+            List<Map<String, Object>> rules = at(rule, "spec.groups.0.rules");
+            assertThat(rules).as("disabled.%s", alert).extracting(r -> r.get("alert"))
+                    .containsExactlyElementsOf(ALERTS.stream().filter(a -> !a.equals(alert)).toList());
+        }
+    }
+
+    @Test
     void prometheusRuleExtraRules() {
         Map<String, Object> extra = Map.of("alert", "GpuTeamImexprobeDown", "expr", "absent(up{job=\"imexprobe\"})",
                 "for", "5m", "labels", Map.of("severity", "critical"));
