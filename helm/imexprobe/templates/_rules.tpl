@@ -50,6 +50,49 @@ groups:
             Most frequent failing stage on that agent in the last 15 minutes: {{`{{ . | first | label "stage" }} ({{ . | first | label "cu_result" }}).{{ end }}`}}
             The finding is in /v1/mesh of pod {{`{{ $labels.pod }}`}}.
           runbook_url: {{ printf "%s#imexprobepairimportfailing" $runbook }}
+      - alert: ImexprobePairImportIntermittent
+        # Value: the share of the pair's probes that failed over the window. A pair that fails now and then is up
+        # as often as not, so ImexprobePairImportFailing (down for 5m in a row) never fires for it. Counted per pair,
+        # not per pod: an agent that restarts keeps its pairs' history (increase() reads each pod's counters, and
+        # their resets, on their own). The pair must also have passed in the window: failing every probe is
+        # ImexprobePairImportFailing's. So is any stretch of pairFailingFor without a pass in the window (the
+        # unless, which also covers the former wherever the window is at least pairFailingFor long): without it a
+        # pair that went down for good fired this too while the window still held its passes from before, and every
+        # outage that ended left this alert behind it until its failures left the window. "And measured
+        # pairFailingFor before": a new pair whose first probe failed has not been down that long. The subquery's
+        # step: pair_up changes once a mesh round at most.
+        expr: |
+          (
+              sum by (namespace, domain, source_node, source_gpu, target_node, target_gpu) (increase(imexprobe_probes_total{job="{{ $job }}", verdict="fail"}[{{ $a.pairIntermittentWindow }}]))
+            /
+              sum by (namespace, domain, source_node, source_gpu, target_node, target_gpu) (increase(imexprobe_probes_total{job="{{ $job }}", verdict=~"pass|fail"}[{{ $a.pairIntermittentWindow }}]))
+          ) > {{ $a.pairIntermittentRatio }}
+            and on (namespace, domain, source_node, source_gpu, target_node, target_gpu)
+          sum by (namespace, domain, source_node, source_gpu, target_node, target_gpu) (increase(imexprobe_probes_total{job="{{ $job }}", verdict="fail"}[{{ $a.pairIntermittentWindow }}])) >= {{ $a.pairIntermittentMinFailures }}
+            and on (namespace, domain, source_node, source_gpu, target_node, target_gpu)
+          sum by (namespace, domain, source_node, source_gpu, target_node, target_gpu) (increase(imexprobe_probes_total{job="{{ $job }}", verdict="pass"}[{{ $a.pairIntermittentWindow }}])) > 0
+            unless on (namespace, domain, source_node, source_gpu, target_node, target_gpu)
+          count_over_time((
+              max by (namespace, domain, source_node, source_gpu, target_node, target_gpu) (max_over_time(imexprobe_pair_up{job="{{ $job }}"}[{{ $a.pairFailingFor }}])) == 0
+            and on (namespace, domain, source_node, source_gpu, target_node, target_gpu)
+              max by (namespace, domain, source_node, source_gpu, target_node, target_gpu) (imexprobe_pair_up{job="{{ $job }}"} offset {{ $a.pairFailingFor }})
+          )[{{ $a.pairIntermittentWindow }}:{{ .Values.agent.meshInterval }}])
+        for: {{ $a.pairIntermittentFor }}
+        labels:
+          severity: {{ $a.severity.pairImportIntermittent }}
+        annotations:
+          summary: >-
+            IMEX import from {{`{{ $labels.source_node }} {{ $labels.source_gpu }}`}} into {{`{{ $labels.target_node }} {{ $labels.target_gpu }}`}} fails intermittently: {{`{{ $value | humanizePercentage }}`}} of its probes in {{ $a.pairIntermittentWindow }}
+          description: >-
+            {{`{{ $pair := printf "namespace=%q,domain=%q,source_node=%q,source_gpu=%q,target_node=%q,target_gpu=%q" $labels.namespace $labels.domain $labels.source_node $labels.source_gpu $labels.target_node $labels.target_gpu }}`}}Over
+            the last {{ $a.pairIntermittentWindow }}, {{`{{ $value | humanizePercentage }}`}} of the probes from exporter {{`{{ $labels.source_gpu }}`}} on {{`{{ $labels.source_node }}`}}
+            into importer {{`{{ $labels.target_gpu }}`}} on {{`{{ $labels.target_node }}`}} failed{{`{{ with query (printf "sum(increase(imexprobe_probes_total{job=\"`}}{{ $job }}{{`\",%s,verdict=\"fail\"}[`}}{{ $a.pairIntermittentWindow }}{{`]))" $pair) }}{{ $f := . | first | value }}{{ with query (printf "sum(increase(imexprobe_probes_total{job=\"`}}{{ $job }}{{`\",%s,verdict=~\"pass|fail\"}[`}}{{ $a.pairIntermittentWindow }}{{`]))" $pair) }} (about {{ printf "%.0f" $f }} of {{ . | first | value | printf "%.0f" }}){{ end }}{{ end }}`}}
+            and the others passed, and so for {{ $a.pairIntermittentFor }} (threshold: a share above {{ $a.pairIntermittentRatio }} and at least
+            {{ $a.pairIntermittentMinFailures }} failures). The pair works, then does not: suspect what comes and goes (NVLink errors, fabric flaps, IMEX
+            daemon restarts, a peer restarting).{{`{{ with query (printf "imexprobe_pair_up{job=\"`}}{{ $job }}{{`\",%s}" $pair) }}{{ $pod := . | first | label "pod" }}{{ with query (printf "topk(1, sum by (stage, cu_result) (increase(imexprobe_stage_results_total{job=\"`}}{{ $job }}{{`\",pod=\"%s\",cu_result!~\"CUDA_SUCCESS|none\"}[`}}{{ $a.pairIntermittentWindow }}{{`])) > 0)" $pod) }}`}}
+            Most frequent failing stage on its exporter's agent over the window: {{`{{ . | first | label "stage" }} ({{ . | first | label "cu_result" }}).{{ end }}`}}
+            The pair's last result is in /v1/mesh of pod {{`{{ $pod }}`}}.{{`{{ end }}`}}
+          runbook_url: {{ printf "%s#imexprobepairimportintermittent" $runbook }}
       - alert: ImexprobeTargetUnreachable
         # Value: how many source nodes (all of whose GPUs fail) fail to import into this target GPU. One bad pair is
         # ImexprobePairImportFailing; most exporters failing into one importer point at the importer. Nodes, not

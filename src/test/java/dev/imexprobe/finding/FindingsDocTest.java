@@ -117,12 +117,12 @@ class FindingsDocTest {
             }
         }
 
-        assertThat(alerts).hasSize(8);
+        assertThat(alerts).hasSize(9);
         assertThat(linked).containsExactlyInAnyOrderElementsOf(
                 alerts.stream().map(a -> a.toLowerCase(Locale.ROOT)).toList());
         assertThat(ANCHORS).containsAll(linked).contains("imexprobepairimportfailing", "imexprobetargetunreachable",
                 "imexprobeagentdown", "imexprobeprobesstale", "imexprobenoimexchannel", "imexprobedrivercallstuck",
-                "imexprobedomainfailing", "imexprobefabricunhealthy");
+                "imexprobedomainfailing", "imexprobefabricunhealthy", "imexprobepairimportintermittent");
     }
 
     /** The text of the paragraph that starts with {@code start}, up to the next blank line. */

@@ -24,7 +24,8 @@ import org.yaml.snakeyaml.Yaml;
  */
 class AlertRulesTest {
 
-    static final List<String> ALERTS = List.of("ImexprobePairImportFailing", "ImexprobeTargetUnreachable", "ImexprobeDomainFailing",
+    static final List<String> ALERTS = List.of("ImexprobePairImportFailing", "ImexprobePairImportIntermittent",
+            "ImexprobeTargetUnreachable", "ImexprobeDomainFailing",
             "ImexprobeAgentDown", "ImexprobeProbesStale", "ImexprobeNoImexChannel",
             "ImexprobeDriverCallStuck", "ImexprobeFabricUnhealthy");
 

@@ -510,6 +510,9 @@ class HelmChartTest {
                 Arguments.of(values("perGpu.gpuSource", "mig"), "perGpu.gpuSource", "devicePlugin"),
                 Arguments.of(values("imex.channel.computeDomain.uid", "not-a-uid"), "imex.channel.computeDomain.uid", "does not match pattern"),
                 Arguments.of(values("alerts.severity.agentDown", "page"), "alerts.severity.agentDown", "critical"),
+                Arguments.of(values("alerts.pairIntermittentWindow", "30 minutes"), "alerts.pairIntermittentWindow", "does not match pattern"),
+                Arguments.of(values("alerts.pairIntermittentRatio", 1), "alerts.pairIntermittentRatio", "exclusiveMaximum"),
+                Arguments.of(values("alerts.pairIntermittentMinFailures", 0), "alerts.pairIntermittentMinFailures", "minimum"),
                 Arguments.of(values("perGpu.nodes", List.of("Node_A")), "perGpu.nodes", "does not match pattern"));
     }
 

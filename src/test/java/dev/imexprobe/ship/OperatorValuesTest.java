@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  */
 class OperatorValuesTest {
 
-    private static final List<String> ALERTS = List.of("ImexprobePairImportFailing", "ImexprobeTargetUnreachable", "ImexprobeDomainFailing",
+    private static final List<String> ALERTS = List.of("ImexprobePairImportFailing", "ImexprobePairImportIntermittent",
+            "ImexprobeTargetUnreachable", "ImexprobeDomainFailing",
             "ImexprobeAgentDown", "ImexprobeProbesStale", "ImexprobeNoImexChannel", "ImexprobeDriverCallStuck",
             "ImexprobeFabricUnhealthy");
 
