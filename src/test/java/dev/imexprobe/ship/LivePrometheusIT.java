@@ -57,6 +57,10 @@ import tools.jackson.databind.JsonNode;
  * <li>ImexprobeAgentDown: node-c is killed (SIGKILL), so its {@code up} is 0.</li>
  * </ol>
  *
+ * <p>ImexprobePairImportIntermittent (promtool's cases only) may go pending, never firing, for the pairs each fault
+ * fails for good, and nothing else may: the rule leaves a pair that has failed for alerts.pairFailingFor to
+ * ImexprobePairImportFailing.
+ *
  * <p>How it can fail: alerts are matched on their exact label sets and the cu_result annotation (a rule that drops
  * or renames a label, or a cu_result template that names the wrong code, fails the match and the wait times out);
  * only the alerts the fault explains may be active at each step; each rule must evaluate without error. A broken copy of the pair rule
@@ -116,7 +120,7 @@ class LivePrometheusIT {
         Map<String, Object> v = values("prometheusRule.enabled", true, "imex.channel.mode", "hostPath", "agent.meshInterval", MESH_INTERVAL.toSeconds() + "s",
                 "alerts.pairFailingFor", FOR_TEXT, "alerts.targetUnreachableFor", FOR_TEXT, "alerts.domainFailingFor", FOR_TEXT, "alerts.agentDownFor", FOR_TEXT,
                 "alerts.probesStaleFor", FOR_TEXT, "alerts.noImexChannelFor", FOR_TEXT, "alerts.driverCallStuckFor", FOR_TEXT,
-                "alerts.fabricUnhealthyFor", FOR_TEXT,
+                "alerts.fabricUnhealthyFor", FOR_TEXT, "alerts.pairIntermittentFor", FOR_TEXT,
                 "alerts.runbookBaseUrl", "https://runbooks.example.com/imexprobe/docs/findings.md");
         List<Map<String, Object>> groups = Chart.at(Chart.render(v).one("PrometheusRule"), "spec.groups");
         Files.writeString(dir.resolve("rules.yaml"), yaml(Map.of("groups", groups)));
@@ -323,7 +327,8 @@ class LivePrometheusIT {
                 targetAlert("node-c"));
         Map<Expectation, Sighting> seen;
         try {
-            seen = awaitPendingThenFiring("import-800", t0, expected, a -> false);
+            seen = awaitPendingThenFiring("import-800", t0, expected,
+                    intermittentPendingAtMost("import-800", t0, a -> a.labels().get("target_node").equals("node-c")));
 
             Alert ac = seen.get(expected.get(0)).firing();
             assertThat(ac.value()).as("the CUresult code").isEqualTo(800.0);
@@ -447,7 +452,9 @@ class LivePrometheusIT {
         Predicate<Alert> explained = a -> (a.name().equals("ImexprobePairImportFailing")
                 && (a.labels().get("source_node").equals("node-b") || a.labels().get("target_node").equals("node-b"))
                 && "CUDA_ERROR_NOT_PERMITTED".equals(a.annotations().get("cu_result")))
-                || (a.name().equals("ImexprobeTargetUnreachable") && a.labels().get("target_node").equals("node-b"));
+                || (a.name().equals("ImexprobeTargetUnreachable") && a.labels().get("target_node").equals("node-b"))
+                || intermittentPendingAtMost("no-channel", t0, x -> x.labels().get("source_node").equals("node-b")
+                        || x.labels().get("target_node").equals("node-b")).test(a);
         try {
             Map<Expectation, Sighting> seen = awaitPendingThenFiring("no-channel", t0, List.of(noChannel, domain),
                     explained);
@@ -530,7 +537,8 @@ class LivePrometheusIT {
         // Its exporters cannot reach it: the transfer fails before any driver call, so cu_result says none.
         List<Expectation> expected = List.of(down, pairAlert("node-a", "node-c", "none"),
                 pairAlert("node-b", "node-c", "none"), targetAlert("node-c"));
-        Map<Expectation, Sighting> seen = awaitPendingThenFiring("kill", t0, expected, x -> false);
+        Map<Expectation, Sighting> seen = awaitPendingThenFiring("kill", t0, expected,
+                intermittentPendingAtMost("kill", t0, a -> a.labels().get("target_node").equals("node-c")));
         assertThat(seen.get(down).firing().value()).isZero();
         assertThat(seen.get(down).firing().annotations().get("summary"))
                 .isEqualTo("imexprobe agent " + pod("node-c") + " on node node-c is down");
@@ -542,6 +550,26 @@ class LivePrometheusIT {
     static void quiet() {
         eventually("no alert active before the next fault", prometheus::alerts, List::isEmpty);
     }
+
+    /**
+     * ImexprobePairImportIntermittent pending, never firing, for a pair the fault fails for good: its window (30m, the
+     * default) still holds the pair's passes from before, so once it has counted 3 failures (over 5% of the window's
+     * probes) it may go pending; once the pair has had no pass for alerts.pairFailingFor (3 s here) the rule holds it
+     * back (a stretch without a pass is ImexprobePairImportFailing's), in this test before its for: (3 s) is out, and
+     * for the rest of its window. In production for: (10m) is longer than pairFailingFor (5m). Each sighting is on the
+     * timeline.
+     */
+    static Predicate<Alert> intermittentPendingAtMost(String phase, Instant t0, Predicate<Alert> pair) {
+        return a -> {
+            boolean ok = a.name().equals("ImexprobePairImportIntermittent") && "pending".equals(a.state()) && pair.test(a);
+            if (ok && INTERMITTENT_SEEN.add(phase + brief(a))) {
+                event(phase, t0, "pending (allowed, must not fire) " + brief(a));
+            }
+            return ok;
+        };
+    }
+
+    static final java.util.Set<String> INTERMITTENT_SEEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     // ---- expectations, sightings, waiting -------------------------------------------------------------------
 
