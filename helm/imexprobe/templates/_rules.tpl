@@ -52,15 +52,15 @@ groups:
           runbook_url: {{ printf "%s#imexprobepairimportfailing" $runbook }}
       - alert: ImexprobePairImportIntermittent
         # Value: the share of the pair's probes that failed over the window. A pair that fails now and then is up
-        # as often as not, so ImexprobePairImportFailing (down for 5m in a row) never fires for it. Counted per pair,
-        # not per pod: an agent that restarts keeps its pairs' history (increase() reads each pod's counters, and
-        # their resets, on their own). The pair must also have passed in the window: failing every probe is
-        # ImexprobePairImportFailing's. So is any stretch of pairFailingFor without a pass in the window (the
-        # unless, which also covers the former wherever the window is at least pairFailingFor long): without it a
-        # pair that went down for good fired this too while the window still held its passes from before, and every
-        # outage that ended left this alert behind it until its failures left the window. "And measured
-        # pairFailingFor before": a new pair whose first probe failed has not been down that long. The subquery's
-        # step: pair_up changes once a mesh round at most.
+        # as often as not, so ImexprobePairImportFailing (down for pairFailingFor in a row) never fires for it.
+        # Counted per pair, not per pod: an agent that restarts keeps its pairs' history (increase() reads each pod's
+        # counters, and their resets, on their own). The pair must also have passed in the window: failing every
+        # probe is ImexprobePairImportFailing's. So is a pair for which that alert fired within the window (the
+        # unless): without it a pair that went down for good fired this too while the window still held its passes
+        # from before, and every outage that ended left this alert behind it until its failures left the window.
+        # ALERTS holds a series only while an alert is pending or firing, so the unless costs next to nothing,
+        # where a subquery over every pair's history loaded window / interval × pairFailingFor / interval samples
+        # per pair at each evaluation (about 25 million for 576 GPUs, half Prometheus' default query.max-samples).
         expr: |
           (
               sum by (namespace, domain, source_node, source_gpu, target_node, target_gpu) (increase(imexprobe_probes_total{job="{{ $job }}", verdict="fail"}[{{ $a.pairIntermittentWindow }}]))
@@ -72,11 +72,7 @@ groups:
             and on (namespace, domain, source_node, source_gpu, target_node, target_gpu)
           sum by (namespace, domain, source_node, source_gpu, target_node, target_gpu) (increase(imexprobe_probes_total{job="{{ $job }}", verdict="pass"}[{{ $a.pairIntermittentWindow }}])) > 0
             unless on (namespace, domain, source_node, source_gpu, target_node, target_gpu)
-          count_over_time((
-              max by (namespace, domain, source_node, source_gpu, target_node, target_gpu) (max_over_time(imexprobe_pair_up{job="{{ $job }}"}[{{ $a.pairFailingFor }}])) == 0
-            and on (namespace, domain, source_node, source_gpu, target_node, target_gpu)
-              max by (namespace, domain, source_node, source_gpu, target_node, target_gpu) (imexprobe_pair_up{job="{{ $job }}"} offset {{ $a.pairFailingFor }})
-          )[{{ $a.pairIntermittentWindow }}:{{ .Values.agent.meshInterval }}])
+          max_over_time(ALERTS{alertname="ImexprobePairImportFailing", alertstate="firing", job="{{ $job }}"}[{{ $a.pairIntermittentWindow }}])
         for: {{ $a.pairIntermittentFor }}
         labels:
           severity: {{ $a.severity.pairImportIntermittent }}

@@ -13,6 +13,7 @@ import dev.imexprobe.probe.PairResult;
 import dev.imexprobe.probe.Stage;
 import dev.imexprobe.probe.StageResult;
 import dev.imexprobe.probe.StageStatus;
+import dev.imexprobe.probe.Verdict;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -214,10 +215,17 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
         // in the mesh (recorded before this call) or runs before its counter is registered, never in between.
         gauges.readLock().lock();
         try {
-            Counter probes = Counter.builder("imexprobe.probes").tags(pair).tag("verdict", r.verdict().label())
-                    .description("Probes of one pair in one direction, by verdict").register(registry);
-            probeCounters.computeIfAbsent(pairOf(r.sourceNode(), r.sourceGpu(), r.targetNode(), r.targetGpu()),
-                    k -> ConcurrentHashMap.newKeySet()).add(probes);
+            java.util.Set<Counter> counters = probeCounters.computeIfAbsent(pairOf(r.sourceNode(), r.sourceGpu(),
+                    r.targetNode(), r.targetGpu()), k -> ConcurrentHashMap.newKeySet());
+            if (counters.isEmpty() && r.verdict() != Verdict.NOT_PROBED) {
+                // Both verdicts from a pair's first probe, the other at 0: a series that first appears at 1 has no
+                // sample to increase from, so increase() missed a pair's first failure (ImexprobePairImportIntermittent
+                // counts them).
+                counters.add(probeCounter(pair, Verdict.PASS));
+                counters.add(probeCounter(pair, Verdict.FAIL));
+            }
+            Counter probes = probeCounter(pair, r.verdict());
+            counters.add(probes);
             probes.increment();
         } finally {
             gauges.readLock().unlock();
@@ -237,6 +245,11 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
     @Override
     public void onCycleFinished() {
         refreshGauges();
+    }
+
+    private Counter probeCounter(Tags pair, Verdict verdict) {
+        return Counter.builder("imexprobe.probes").tags(pair).tag("verdict", verdict.label())
+                .description("Probes of one pair in one direction, by verdict").register(registry);
     }
 
     private Counter stageCounter(Stage stage, String cuResult, Tags extra) {

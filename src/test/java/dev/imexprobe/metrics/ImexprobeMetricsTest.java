@@ -173,7 +173,7 @@ class ImexprobeMetricsTest {
         assertThat(scrape.lines().filter(l -> l.startsWith("imexprobe_pair_")).toList())
                 .hasSize(3).noneMatch(l -> l.contains("GPU-x0"));
         assertThat(scrape.lines().filter(l -> l.startsWith("imexprobe_probes_total{")).toList())
-                .as("nor a probe counter").singleElement().asString().contains("GPU-b0");
+                .as("nor a probe counter").hasSize(2).allMatch(l -> l.contains("GPU-b0"));
         assertThat(mesh.snapshot()).filteredOn(p -> p.targetGpu().equals("GPU-x0")).singleElement()
                 .satisfies(p -> {
                     assertThat(p.domain()).isEqualTo("fabric:c/1");
@@ -270,6 +270,21 @@ class ImexprobeMetricsTest {
     }
 
     // ---- counters and histogram -----------------------------------------------------------------------------
+
+    @Test
+    void aPairsFirstProbeShowsBothVerdictsTheOtherAtZeroSoIncreaseCountsAFirstFailure() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ImexprobeMetrics m = metrics(registry, false);
+        boolean firstPasses = new java.util.Random().nextBoolean();
+        record(m, firstPasses ? pass() : importNotPermitted());
+        String labels = "{domain=\"unknown\",source_gpu=\"GPU-a0\",source_node=\"node-a\",target_gpu=\"GPU-b0\","
+                + "target_node=\"node-b\",verdict=";
+
+        assertThat(registry.scrape().lines().filter(l -> l.startsWith("imexprobe_probes_total{")).toList())
+                .as("first probe %s", firstPasses ? "passed" : "failed").containsExactlyInAnyOrder(
+                        "imexprobe_probes_total" + labels + "\"pass\"} " + (firstPasses ? "1.0" : "0.0"),
+                        "imexprobe_probes_total" + labels + "\"fail\"} " + (firstPasses ? "0.0" : "1.0"));
+    }
 
     @Test
     void eachResultCountsItsVerdictAndEveryStageThatRan() {
@@ -390,16 +405,16 @@ class ImexprobeMetricsTest {
         mesh.expect(new PairKey(PAIR[0], PAIR[1], "node-c", "GPU-c0"));
         mesh.forgetOlderThan(Duration.ofMinutes(5));
         assertThat(registry.find("imexprobe.pair.up").gauges()).hasSize(2);
-        assertThat(registry.find("imexprobe.probes").counters()).hasSize(2);
+        assertThat(registry.find("imexprobe.probes").counters()).as("pass and fail of each pair").hasSize(4);
 
         m.onCycleFinished();
 
         assertThat(registry.find("imexprobe.pair.up").gauges()).singleElement()
                 .satisfies(g -> assertThat(g.getId().getTag("target_node")).isEqualTo("node-c"));
-        assertThat(registry.find("imexprobe.probes").counters()).as("the forgotten pair's probe counter too")
-                .singleElement().satisfies(c -> {
+        assertThat(registry.find("imexprobe.probes").counters()).as("the forgotten pair's probe counters too")
+                .hasSize(2).allSatisfy(c -> {
                     assertThat(c.getId().getTag("target_node")).isEqualTo("node-c");
-                    assertThat(c.count()).isEqualTo(1.0);
+                    assertThat(c.count()).isEqualTo(c.getId().getTag("verdict").equals("pass") ? 1.0 : 0.0);
                 });
         assertThat(registry.find("imexprobe.pair.last.cu.result").gauges()).hasSize(1);
         assertThat(registry.find("imexprobe.pair.last.success.timestamp").gauges()).hasSize(1);
