@@ -260,12 +260,7 @@ public final class Prober {
 
     /** The peer did not answer the exchange at all (no connection, or no answer within the timeout). */
     public static boolean unanswered(PairResult r) {
-        StageResult transfer = null;
-        for (StageResult st : r.stages()) {
-            if (st.name() == Stage.TRANSFER) {
-                transfer = st;
-            }
-        }
+        StageResult transfer = Exchange.find(r.stages(), Stage.TRANSFER);
         return transfer != null && !transfer.ok() && r.finding() != null
                 && (r.finding().is(FindingCode.PEER_UNREACHABLE) || r.finding().is(FindingCode.TIMEOUT));
     }
@@ -277,12 +272,7 @@ public final class Prober {
      * {@code theirs} are this agent's GPU and the peer's; the direction is the unanswered exchange's.
      */
     public static PairResult notTried(PairResult unanswered, GpuSelector.Gpu mine, GpuSelector.Gpu theirs) {
-        StageResult transfer = null;
-        for (StageResult st : unanswered.stages()) {
-            if (st.name() == Stage.TRANSFER) {
-                transfer = st;
-            }
-        }
+        StageResult transfer = Exchange.find(unanswered.stages(), Stage.TRANSFER);
         String why = "not tried: the target did not answer the exchange of " + unanswered.sourceGpu()
                 + " and " + unanswered.targetGpu() + (transfer != null && transfer.detail() != null
                         ? " (" + transfer.detail() + ")" : "");
