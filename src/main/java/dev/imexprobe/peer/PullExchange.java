@@ -14,6 +14,7 @@ import dev.imexprobe.probe.GpuSelector;
 import dev.imexprobe.probe.Importer;
 import dev.imexprobe.probe.LocalAgent;
 import dev.imexprobe.probe.PairResult;
+import dev.imexprobe.probe.ProbeDeadline;
 import dev.imexprobe.probe.Seeds;
 import dev.imexprobe.probe.Stage;
 import dev.imexprobe.probe.StageEngine;
@@ -28,6 +29,11 @@ import java.util.Map;
 
 /** Pull: the target exports (POST /v1/exports), this agent imports, and the target checks the write-back. */
 final class PullExchange extends Exchange {
+
+    /** Releases asked of exporters after a probe's answer, at most this many at once (each ends by the peer timeout). */
+    private static final int RELEASES_AFTER_THE_ANSWER_MAX = 64;
+    private static final java.util.concurrent.Semaphore RELEASES_AFTER_THE_ANSWER =
+            new java.util.concurrent.Semaphore(RELEASES_AFTER_THE_ANSWER_MAX);
 
     private final Importer importer;
 
@@ -134,12 +140,33 @@ final class PullExchange extends Exchange {
     }
 
     private StageResult remoteRelease(Peer peer, String id) {
-        PeerCall<StageReply> d = client.deleteExport(peer.target(), id);
-        if (d.ok() && d.value().stage() != null) {
-            return d.value().stage();
+        if (!ProbeDeadline.past()) {
+            PeerCall<StageReply> d = client.deleteExport(peer.target(), id);
+            if (d.ok() && d.value().stage() != null) {
+                return d.value().stage();
+            }
+            if (!ProbeDeadline.past()) {
+                // Not fatal: the exporter releases it when its TTL runs out.
+                return new StageResult(Stage.RELEASE, StageStatus.FAILED, null, null, d.nanos() / 1e9,
+                        "could not ask the exporter to release (" + d.detail() + "); it expires by its TTL");
+            }
         }
-        // Not fatal: the exporter releases it when its TTL runs out.
-        return new StageResult(Stage.RELEASE, StageStatus.FAILED, null, null, d.nanos() / 1e9,
-                "could not ask the exporter to release (" + d.detail() + "); it expires by its TTL");
+        // The probe's deadline left no time to ask (an exporter slow to check the write-back used it up): asked once
+        // more after the answer, under the peer timeout alone, so the exporter's GPU memory goes back now and not
+        // at its TTL (60 s). A thread of its own does not inherit the probe's deadline.
+        if (!RELEASES_AFTER_THE_ANSWER.tryAcquire()) {
+            return StageResult.skipped(Stage.RELEASE, "not asked: the probe's deadline had passed and "
+                    + RELEASES_AFTER_THE_ANSWER_MAX + " releases already wait for their exporters; it expires by its TTL");
+        }
+        Thread.ofVirtual().name("release-after-answer").start(() -> {
+            try {
+                client.deleteExport(peer.target(), id);
+            } finally {
+                RELEASES_AFTER_THE_ANSWER.release();
+            }
+        });
+        return StageResult.skipped(Stage.RELEASE, "deferred: the probe's deadline had passed; the exporter is asked "
+                + "to release after the answer (else it expires by its TTL)");
     }
+
 }

@@ -28,6 +28,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -175,6 +176,46 @@ class ProbeDeadlineIT {
                     .isZero();
         } finally {
             agent.clearFaults();
+        }
+    }
+
+    @Test
+    void aPullWhoseDeadlineTheWriteBackCheckUsedUpStillHasTheExporterRelease() {
+        // A WireMock of its own (an address the agent never identified) in front of a real exporter, the capped
+        // agent: everything passes through but the exporter's check of the write-back, which hangs and uses up the
+        // probe's deadline before the exporter is asked to release.
+        WireMockServer front = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
+        front.start();
+        try {
+            front.stubFor(get("/v1/node").willReturn(okJson(capped.get("/v1/node").json().toString())));
+            front.stubFor(any(urlPathMatching("/v1/exports.*")).atPriority(10)
+                    .willReturn(aResponse().proxiedFrom(capped.baseUrl())));
+            front.stubFor(post(urlPathMatching("/v1/exports/.+/verify")).atPriority(1)
+                    .willReturn(okJson("{}").withFixedDelay(30_000)));
+            double seconds = 1.5 + random.nextInt(10) / 10.0;
+            HttpRequest.Builder b = HttpRequest.newBuilder(agent.uri("/probe?target=127.0.0.1:" + front.port()
+                    + "&direction=pull&timeout=" + seconds + "s")).GET();
+            long start = System.nanoTime();
+            AgentProcess.Reply r = agent.send(b, Duration.ofSeconds(60));
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(millis).as("ends by the probe's deadline").isLessThan((long) (seconds * 1000) + 700);
+            JsonNode release = null;
+            for (JsonNode s : r.json().get("results").get(0).get("stages")) {
+                if (s.get("name").asString().equals("release")) {
+                    release = s;
+                }
+            }
+            assertThat(release).as("%s", r.json()).isNotNull();
+            assertThat(release.get("detail").asString()).as("%s", r.json())
+                    .contains("exporter: deferred: the probe's deadline had passed");
+            // asked after the answer: the export goes now, not at its TTL (60 s)
+            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100)).untilAsserted(() ->
+                    assertThat(capped.metric("imexprobe_allocations_live", "kind", "created")).isZero());
+            assertThat(front.findAll(com.github.tomakehurst.wiremock.client.WireMock.deleteRequestedFor(
+                    urlPathMatching("/v1/exports/.+")))).hasSize(1);
+        } finally {
+            front.stop();
         }
     }
 
