@@ -46,7 +46,7 @@ groups:
           description: >-
             Every probe from exporter {{`{{ $labels.source_gpu }}`}} on {{`{{ $labels.source_node }}`}} into importer
             {{`{{ $labels.target_gpu }}`}} on {{`{{ $labels.target_node }}`}} has failed for {{ $a.pairFailingFor }}; the last one stopped
-            at {{ $cuName }} (code {{`{{ $value }}`}}).{{`{{ with query (printf "topk(1, sum by (stage, cu_result) (increase(imexprobe_stage_results_total{job=\"`}}{{ $job }}{{`\",pod=\"%s\",cu_result!~\"CUDA_SUCCESS|none\"}[15m])))" $labels.pod) }}`}}
+            at {{ $cuName }} (code {{`{{ $value }}`}}).{{`{{ with query (printf "topk(1, sum by (stage, cu_result) (increase(imexprobe_stage_results_total{job=\"`}}{{ $job }}{{`\",pod=\"%s\",cu_result!~\"CUDA_SUCCESS|none\"}[15m])) > 0)" $labels.pod) }}`}}
             Most frequent failing stage on that agent in the last 15 minutes: {{`{{ . | first | label "stage" }} ({{ . | first | label "cu_result" }}).{{ end }}`}}
             The finding is in /v1/mesh of pod {{`{{ $labels.pod }}`}}.
           runbook_url: {{ printf "%s#imexprobepairimportfailing" $runbook }}
