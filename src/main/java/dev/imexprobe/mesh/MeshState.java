@@ -21,6 +21,8 @@ public final class MeshState {
     private final Clock clock;
     private final Map<PairKey, PairState> pairs = new ConcurrentSkipListMap<>();
     private final Map<PairKey, Instant> seen = new ConcurrentHashMap<>();
+    /** Per pair: its last results as bits (1: failed, newest lowest) and how many there are (at most RECENT). */
+    private final Map<PairKey, long[]> recent = new ConcurrentHashMap<>();
     /** GPU UUID → IMEX domain, as this agent's node report and its peers' /v1/node said last. */
     private final Map<String, String> domains = new ConcurrentHashMap<>();
     private volatile Instant lastCycle;
@@ -49,6 +51,7 @@ public final class MeshState {
     public void forget(PairKey key) {
         pairs.remove(key);
         seen.remove(key);
+        recent.remove(key);
     }
 
     /** What this agent learned of a GPU's IMEX domain (its own GPUs, a peer's /v1/node); null domains are ignored. */
@@ -78,6 +81,11 @@ public final class MeshState {
         }
         Instant now = clock.instant();
         seen.put(key, now);
+        // The last RECENT results, one bit each (1: failed, newest lowest), and how many there are. Apart from the
+        // pair's compute below, which a skip list may run more than once; ConcurrentHashMap.compute runs once.
+        boolean passed = r.passed();
+        long[] h = recent.compute(key, (k, was) -> was == null ? new long[] {passed ? 0 : 1, 1}
+                : new long[] {was[0] << 1 | (passed ? 0 : 1), Math.min(PairState.RECENT, was[1] + 1)});
         return pairs.compute(key, (k, old) -> {
             StageResult failed = r.firstFailure();
             boolean ok = r.passed();
@@ -89,7 +97,8 @@ public final class MeshState {
                     ok || failed == null ? null : failed.name().label(),
                     ok || failed == null ? null : failed.cuResult(),
                     ok || failed == null ? null : failed.cuResultName(),
-                    r.finding(), 0.0, lastSuccess, now, r.durationSeconds(), failures);
+                    r.finding(), 0.0, lastSuccess, now, r.durationSeconds(), failures, (int) h[1],
+                    Long.bitCount(h[0]));
         });
     }
 
@@ -97,6 +106,7 @@ public final class MeshState {
     public PairState notProbed(PairKey k, dev.imexprobe.finding.Finding why) {
         Instant now = clock.instant();
         seen.put(k, now);
+        recent.remove(k);
         PairState s = new PairState(k.sourceNode(), k.sourceGpu(), k.targetNode(), k.targetGpu(),
                 domainOf(k.sourceGpu()), targetDomainIfApart(k.sourceGpu(), k.targetGpu()), PairState.State.NOT_PROBED, null, null, null, why, 0.0, null, now, null, 0);
         pairs.put(k, s);
@@ -120,7 +130,7 @@ public final class MeshState {
         return new PairState(p.sourceNode(), p.sourceGpu(), p.targetNode(), p.targetGpu(), d,
                 targetDomainIfApart(p.sourceGpu(), p.targetGpu()), p.state(), p.stage(), p.cuResult(), p.cuResultName(),
                 p.finding(), p.ageSeconds(), p.lastSuccess(), p.lastProbe(), p.durationSeconds(),
-                p.consecutiveFailures());
+                p.consecutiveFailures(), p.recentProbes(), p.recentFailures());
     }
 
     /** A mesh round begins; see {@link #forgetUnseenForTwoRounds()}. */
@@ -156,6 +166,7 @@ public final class MeshState {
         gone.forEach(k -> {
             pairs.remove(k);
             seen.remove(k);
+            recent.remove(k);
         });
         return gone;
     }

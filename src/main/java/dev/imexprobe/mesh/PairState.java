@@ -17,6 +17,10 @@ import java.time.Instant;
  * @param ageSeconds   seconds since the last result (null while unknown)
  * @param lastSuccess  when the pair last passed (null if never)
  * @param lastProbe    when the last result arrived (null while unknown)
+ * @param recentProbes   how many of the pair's last {@value #RECENT} results are counted in {@code recentFailures}
+ *                       (null while unknown or not probed)
+ * @param recentFailures how many of them failed: a pair that fails now and then shows here, where the last result
+ *                       alone may read ok (ImexprobePairImportIntermittent)
  */
 @JsonPropertyOrder({"sourceNode", "sourceGpu", "targetNode", "targetGpu", "domain", "targetDomain", "state", "stage",
         "cuResult", "cuResultName", "finding", "ageSeconds", "lastSuccess"})
@@ -24,14 +28,27 @@ import java.time.Instant;
 public record PairState(String sourceNode, String sourceGpu, String targetNode, String targetGpu, String domain,
                         String targetDomain, State state, String stage, Integer cuResult, String cuResultName,
                         Finding finding, Double ageSeconds, Instant lastSuccess, Instant lastProbe,
-                        Double durationSeconds, int consecutiveFailures) {
+                        Double durationSeconds, int consecutiveFailures, Integer recentProbes,
+                        Integer recentFailures) {
+
+    /** The results {@code recentProbes} and {@code recentFailures} look back over. */
+    public static final int RECENT = 64;
+
+    /** A pair without a recent history (unknown, not probed, or as a peer of an earlier version sends it). */
+    public PairState(String sourceNode, String sourceGpu, String targetNode, String targetGpu, String domain,
+                     String targetDomain, State state, String stage, Integer cuResult, String cuResultName,
+                     Finding finding, Double ageSeconds, Instant lastSuccess, Instant lastProbe,
+                     Double durationSeconds, int consecutiveFailures) {
+        this(sourceNode, sourceGpu, targetNode, targetGpu, domain, targetDomain, state, stage, cuResult, cuResultName,
+                finding, ageSeconds, lastSuccess, lastProbe, durationSeconds, consecutiveFailures, null, null);
+    }
 
     /** A pair whose domains are not known (yet). */
     public PairState(String sourceNode, String sourceGpu, String targetNode, String targetGpu, State state,
                      String stage, Integer cuResult, String cuResultName, Finding finding, Double ageSeconds,
                      Instant lastSuccess, Instant lastProbe, Double durationSeconds, int consecutiveFailures) {
         this(sourceNode, sourceGpu, targetNode, targetGpu, null, null, state, stage, cuResult, cuResultName, finding,
-                ageSeconds, lastSuccess, lastProbe, durationSeconds, consecutiveFailures);
+                ageSeconds, lastSuccess, lastProbe, durationSeconds, consecutiveFailures, null, null);
     }
 
     public enum State {
@@ -57,12 +74,14 @@ public record PairState(String sourceNode, String sourceGpu, String targetNode, 
     public PairState at(Instant now) {
         Double age = lastProbe == null ? null : Math.max(0, (now.toEpochMilli() - lastProbe.toEpochMilli()) / 1000.0);
         return new PairState(sourceNode, sourceGpu, targetNode, targetGpu, domain, targetDomain, state, stage, cuResult,
-                cuResultName, finding, age, lastSuccess, lastProbe, durationSeconds, consecutiveFailures);
+                cuResultName, finding, age, lastSuccess, lastProbe, durationSeconds, consecutiveFailures, recentProbes,
+                recentFailures);
     }
 
     public PairState withFinding(Finding f) {
         return new PairState(sourceNode, sourceGpu, targetNode, targetGpu, domain, targetDomain, state, stage, cuResult,
-                cuResultName, f, ageSeconds, lastSuccess, lastProbe, durationSeconds, consecutiveFailures);
+                cuResultName, f, ageSeconds, lastSuccess, lastProbe, durationSeconds, consecutiveFailures, recentProbes,
+                recentFailures);
     }
 
     /** Whether the two GPUs are in different IMEX domains (known on both sides): apart by design. */

@@ -23,6 +23,31 @@ class MeshStateTest {
     private final MeshState state = new MeshState(clock);
 
     @Test
+    void aPairCountsTheFailuresAmongItsLast64Results() {
+        java.util.Random rnd = new java.util.Random();
+        long seed = rnd.nextLong();
+        rnd.setSeed(seed);
+        int n = 1 + rnd.nextInt(200);
+        double share = rnd.nextDouble();
+        List<Boolean> failed = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            boolean fails = rnd.nextDouble() < share;
+            failed.add(fails);
+            state.record(fails ? ProbeResults.failAt(Stage.IMPORT, CuResult.NOT_PERMITTED, "node-a", "GPU-a0",
+                    "node-b", "GPU-b0") : ProbeResults.pass("node-a", "GPU-a0", "node-b", "GPU-b0"));
+        }
+        List<Boolean> last = failed.subList(Math.max(0, n - PairState.RECENT), n);
+
+        PairState p = only(state.snapshot());
+        assertThat(p.recentProbes()).as("seed %d, %d results", seed, n).isEqualTo(last.size());
+        assertThat(p.recentFailures()).as("seed %d, %d results", seed, n)
+                .isEqualTo((int) last.stream().filter(f -> f).count());
+
+        state.notProbed(AB, null);
+        assertThat(only(state.snapshot()).recentProbes()).as("a pair no longer probed has no recent history").isNull();
+    }
+
+    @Test
     void anExpectedPairIsUnknownWithNothingMeasured() {
         state.expect(AB);
 
