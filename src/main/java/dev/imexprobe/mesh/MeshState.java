@@ -163,11 +163,7 @@ public final class MeshState {
                 gone.add(k);
             }
         });
-        gone.forEach(k -> {
-            pairs.remove(k);
-            seen.remove(k);
-            recent.remove(k);
-        });
+        gone.forEach(this::forget);
         return gone;
     }
 

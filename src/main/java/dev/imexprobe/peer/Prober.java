@@ -194,7 +194,7 @@ public final class Prober {
 
     /** A pair the probe's deadline left no time for: reported as a timeout, never started. */
     public PairResult notStarted(Direction direction, Peer peer, GpuSelector.Gpu mine, GpuSelector.Gpu theirs) {
-        String why = "not started: the probe's deadline had passed";
+        String why = "not started: " + ProbeDeadline.PASSED;
         StageStitch stitch = new StageStitch();
         stitch.add(TransferStage.of(StageStatus.TIMEOUT, 0, why));
         stitch.gap(why);

@@ -155,7 +155,7 @@ final class PullExchange extends Exchange {
         // more after the answer, under the peer timeout alone, so the exporter's GPU memory goes back now and not
         // at its TTL (60 s). A thread of its own does not inherit the probe's deadline.
         if (!RELEASES_AFTER_THE_ANSWER.tryAcquire()) {
-            return StageResult.skipped(Stage.RELEASE, "not asked: the probe's deadline had passed and "
+            return StageResult.skipped(Stage.RELEASE, "not asked: " + ProbeDeadline.PASSED + " and "
                     + RELEASES_AFTER_THE_ANSWER_MAX + " releases already wait for their exporters; it expires by its TTL");
         }
         Thread.ofVirtual().name("release-after-answer").start(() -> {
@@ -165,7 +165,7 @@ final class PullExchange extends Exchange {
                 RELEASES_AFTER_THE_ANSWER.release();
             }
         });
-        return StageResult.skipped(Stage.RELEASE, "deferred: the probe's deadline had passed; the exporter is asked "
+        return StageResult.skipped(Stage.RELEASE, "deferred: " + ProbeDeadline.PASSED + "; the exporter is asked "
                 + "to release after the answer (else it expires by its TTL)");
     }
 

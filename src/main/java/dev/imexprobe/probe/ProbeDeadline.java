@@ -10,6 +10,9 @@ import java.util.function.Supplier;
  */
 public final class ProbeDeadline {
 
+    /** How results and details say that the work's deadline left no time, in one wording. */
+    public static final String PASSED = "the probe's deadline had passed";
+
     private static final ScopedValue<Long> DEADLINE = ScopedValue.newInstance();
 
     private ProbeDeadline() {

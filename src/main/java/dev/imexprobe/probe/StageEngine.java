@@ -211,16 +211,12 @@ public final class StageEngine {
         return new Ran(StageResult.of(stage.stage(), o, System.nanoTime() - start), false);
     }
 
-    private Ran noAnswer(ProbeStage stage, long nanos) {
-        return new Ran(StageResult.of(stage.stage(), StageOutcome.timeout("no answer from the driver within "
-                + executor.timeout().toMillis() + " ms; the call is still running and its thread stays busy until "
-                + "it returns"), nanos), true);
-    }
-
-    private Ran noAnswerInTime(ProbeStage stage, long nanos) {
-        return new Ran(StageResult.of(stage.stage(), StageOutcome.timeout("no answer from the driver before the "
-                + "probe's deadline (" + nanos / 1_000_000 + " ms); the call is still running and its thread stays busy "
-                + "until it returns"), nanos), true);
+    /** The call passed the driver's deadline, or the caller's ({@code callersDeadline}): it is left to its thread. */
+    private Ran noAnswer(ProbeStage stage, long nanos, boolean callersDeadline) {
+        String within = callersDeadline ? "before the probe's deadline (" + nanos / 1_000_000 + " ms)"
+                : "within " + executor.timeout().toMillis() + " ms";
+        return new Ran(StageResult.of(stage.stage(), StageOutcome.timeout("no answer from the driver " + within
+                + "; the call is still running and its thread stays busy until it returns"), nanos), true);
     }
 
     private StageResult notStarted(ProbeStage stage, long nanos) {
@@ -427,16 +423,16 @@ public final class StageEngine {
             if (callersDeadline && stuck.alwaysRuns()) {
                 // A release the probe's deadline leaves no time to wait for (a peer that never answered used it
                 // up): not a timeout of the driver; the worker releases, as after any list given up.
-                out.add(StageResult.skipped(stuck.stage(), "deferred: the probe's deadline had passed; what the "
+                out.add(StageResult.skipped(stuck.stage(), "deferred: " + ProbeDeadline.PASSED + "; what the "
                         + "session holds is released on a driver thread after the answer"));
                 for (int i = current + 1; i < stages.size(); i++) {
-                    out.add(StageResult.skipped(stages.get(i).stage(), "not run: the probe's deadline had passed"));
+                    out.add(StageResult.skipped(stages.get(i).stage(), "not run: " + ProbeDeadline.PASSED));
                 }
                 return out;
             }
             if (queued) {
-                out.add(callersDeadline ? StageResult.of(stuck.stage(), StageOutcome.timeout("not started: the "
-                        + "probe's deadline had passed"), waitedNanos) : notStarted(stuck, waitedNanos));
+                out.add(callersDeadline ? StageResult.of(stuck.stage(), StageOutcome.timeout("not started: "
+                        + ProbeDeadline.PASSED), waitedNanos) : notStarted(stuck, waitedNanos));
                 for (int i = current + 1; i < stages.size(); i++) {
                     ProbeStage later = stages.get(i);
                     out.add(StageResult.skipped(later.stage(), later.alwaysRuns()
@@ -446,7 +442,7 @@ public final class StageEngine {
                 }
                 return out;
             }
-            Ran timedOut = callersDeadline ? noAnswerInTime(stuck, waitedNanos) : noAnswer(stuck, waitedNanos);
+            Ran timedOut = noAnswer(stuck, waitedNanos, callersDeadline);
             out.add(timedOut.result());
             course.after(stuck.stage(), timedOut.result(), timedOut.stuck());
             // Every later stage is now skipped or deferred by the course; none is run.
@@ -489,7 +485,7 @@ public final class StageEngine {
             if (returned.get()) {
                 session.stuck = null; // it came back (and released) between the deadline and the line above
             }
-            return noAnswer(stage, nanos);
+            return noAnswer(stage, nanos, false);
         }
         return new Ran(StageResult.of(stage.stage(), internalError(stage, o.error()), nanos), false);
     }
