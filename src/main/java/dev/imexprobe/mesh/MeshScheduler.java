@@ -237,7 +237,8 @@ public final class MeshScheduler implements AutoCloseable {
      * lie wholly in other domains has no pair that can work: among the k it would take a place and probe nothing, so
      * in a cluster of many domains the agent's own domain got about k / domains probes a round. Those peers (and our
      * own address under another name) are chosen apart, k of them at most, the same way: each visit keeps it
-     * identified and its pairs shown as not probed (and offers them to the cross-domain sample).
+     * identified and its pairs shown as not probed (and offers them to the cross-domain sample). A peer backing off or
+     * still busy from an earlier round is not drawn: chosen, it probed nothing and the round had one place fewer.
      */
     private List<PeerAddress> choose(List<PeerAddress> peers, long r) {
         List<PeerAddress> distinct = oneAddressPerAgent(peers);
@@ -250,6 +251,9 @@ public final class MeshScheduler implements AutoCloseable {
         List<PeerAddress> apart = new ArrayList<>();
         for (PeerAddress p : distinct) {
             PeerTrack track = tracks.get(p.hostPort());
+            if (track != null && (r < track.nextAttemptRound || track.busy())) {
+                continue; // backing off, or still busy from a round before: its place goes to a peer this round probes
+            }
             boolean known = track != null && track.peer != null;
             boolean nothingToProbe = known && (whollyApart(locals, track.peer.gpus()) || isSelf(track.peer));
             (nothingToProbe ? apart : near).add(p);

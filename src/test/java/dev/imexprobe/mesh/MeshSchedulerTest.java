@@ -637,6 +637,65 @@ class MeshSchedulerTest {
         assertThat(prober.probeRounds).as("one peer per round").hasSize(80);
     }
 
+    @Test
+    void withSubsetsAPeerStillBusyFromAnEarlierRoundGivesItsPlaceToOneThatCanBeProbed() throws Exception {
+        discovery.set("10.0.0.2:8080", "10.0.0.3:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        prober.agent("10.0.0.3:8080", "node-c", "GPU-c0");
+        MeshScheduler s = scheduler(1, 4, Duration.ofSeconds(8), () -> 0.5, new AtomicLong(), List.of(SELF_GPU));
+        java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
+        prober.onProbeOf = key -> {
+            if (key.targetNode().equals("node-b")) {
+                try {
+                    answer.await(); // slow to answer: its exchange outlives the round that started it
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        java.util.concurrent.ExecutorService caller = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            for (int r = 0; r < 20 && !busy(s, "10.0.0.2:8080"); r++) {
+                caller.submit(() -> round(s)).get(5, TimeUnit.SECONDS);
+            }
+            assertThat(busy(s, "10.0.0.2:8080")).as("node-b was drawn and is still being probed").isTrue();
+            prober.calls.clear();
+            int rounds = 12;
+            for (int r = 0; r < rounds; r++) {
+                caller.submit(() -> round(s)).get(5, TimeUnit.SECONDS);
+            }
+
+            assertThat(prober.probes()).as("the one place of each round went to node-c")
+                    .containsExactlyElementsOf(Collections.nCopies(rounds, SELF_GPU + ">GPU-c0"));
+        } finally {
+            answer.countDown();
+            caller.shutdownNow();
+        }
+    }
+
+    @Test
+    void withSubsetsAPeerBackingOffIsNotDrawnUntilItIsDue() {
+        discovery.set("10.0.0.2:8080", "10.0.0.3:8080");
+        prober.agent("10.0.0.3:8080", "node-c", "GPU-c0"); // 10.0.0.2 never answers: it backs off 1, 2, 4, 8 rounds
+        MeshScheduler s = scheduler(1, 4, Duration.ofSeconds(8), () -> 0.5, new AtomicLong(), List.of(SELF_GPU));
+        int rounds = 40;
+        for (int r = 0; r < rounds; r++) {
+            round(s);
+        }
+
+        // A round probes node-c unless it drew the silent peer in a round when that one was due again; drawn while
+        // backing off, the silent peer took the only place and the round probed nothing.
+        List<Long> attempts = prober.identifyRounds("10.0.0.2:8080");
+        assertThat(attempts).containsExactly(1L, 2L, 4L, 8L, 16L, 24L, 32L, 40L);
+        assertThat(prober.probeRounds).hasSizeGreaterThanOrEqualTo(rounds - attempts.size())
+                .doesNotHaveDuplicates();
+    }
+
+    private static boolean busy(MeshScheduler s, String address) {
+        MeshScheduler.PeerTrack t = s.tracks().get(address);
+        return t != null && t.busy();
+    }
+
     @RepeatedTest(12)
     void withSubsetsTheKPlacesGoToPeersOfOurOwnDomainNotToPeersThatCannotShareOne() {
         java.util.Random rnd = new java.util.Random();
