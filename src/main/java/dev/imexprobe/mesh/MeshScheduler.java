@@ -50,6 +50,12 @@ public final class MeshScheduler implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MeshScheduler.class);
     /** Re-ask a peer who it is every this many rounds: a restarted agent may have other GPUs. */
     private static final int IDENTIFY_EVERY = 10;
+    /**
+     * With a longer interval, while a peer does not answer, discovery is asked again this often between rounds, so a
+     * peer that left is forgotten within this time, not at the next round (minutes later, past pairFailingFor, its
+     * failed pairs fired pair alerts). The default interval's look-up rate, so no more load on DNS or the API.
+     */
+    static final Duration DEPARTURE_CHECK = Duration.ofSeconds(30);
 
     /** What the scheduler needs from the configuration. */
     public record Settings(Duration interval, double jitter, int subset, int concurrency, Duration maxBackoff,
@@ -101,6 +107,7 @@ public final class MeshScheduler implements AutoCloseable {
     private final Supplier<Double> random;
     private final LongSupplier nanoTime;
     private volatile long round;
+    private volatile long nextRoundNanos;
     private volatile boolean closed;
 
     /** Per-peer memory: who it is, and when to try again. */
@@ -162,8 +169,78 @@ public final class MeshScheduler implements AutoCloseable {
             long spent = (nanoTime.getAsLong() - start) / 1_000_000;
             double factor = 1 + settings.jitter() * (2 * random.get() - 1);
             long next = Math.max(0, (long) (settings.interval().toMillis() * factor) - spent);
+            nextRoundNanos = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(next);
             timer.schedule(this::roundAndReschedule, next, TimeUnit.MILLISECONDS);
+            if (next > DEPARTURE_CHECK.toMillis()) {
+                timer.schedule(this::departureCheck, DEPARTURE_CHECK.toMillis(), TimeUnit.MILLISECONDS);
+            }
         }
+    }
+
+    /**
+     * Between two rounds of a long interval: while a peer does not answer, asks discovery again and forgets the
+     * peers that left. Runs on the timer's thread, so never beside a round; again every {@link #DEPARTURE_CHECK}
+     * until the next round is that close.
+     */
+    void departureCheck() {
+        if (closed) {
+            return;
+        }
+        try {
+            if (tracks.values().stream().anyMatch(t -> t.failures > 0)) {
+                Set<PeerAddress> peers = discovery.peers();
+                if (!forgetDeparted(peers).isEmpty()) {
+                    recorder.pairsForgotten();
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("mesh: asking discovery between rounds failed; the next round asks again", e);
+        }
+        if (nextRoundNanos - nanoTime.getAsLong() > DEPARTURE_CHECK.toNanos()) {
+            timer.schedule(this::departureCheck, DEPARTURE_CHECK.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Drops the peers discovery no longer gives, with their pairs at once (unless another address of the same agent
+     * is still discovered). A peer whose work of an earlier round still runs keeps its pairs, which that work records
+     * into: they are forgotten once neither probed nor kept for two rounds. Returns the pairs forgotten.
+     */
+    private Set<PairKey> forgetDeparted(Set<PeerAddress> discovered) {
+        Set<String> addresses = new HashSet<>();
+        discovered.forEach(p -> addresses.add(p.hostPort()));
+        Set<String> agentsStill = new HashSet<>();
+        tracks.forEach((address, t) -> {
+            Prober.Peer known = t.peer;
+            if (addresses.contains(address) && known != null) {
+                agentsStill.add(known.agentId());
+            }
+        });
+        Set<PairKey> gone = new HashSet<>();
+        List<GpuSelector.Gpu> locals = null;
+        for (Map.Entry<String, PeerTrack> e : tracks.entrySet()) {
+            if (addresses.contains(e.getKey())) {
+                continue;
+            }
+            PeerTrack t = e.getValue();
+            tracks.remove(e.getKey());
+            Prober.Peer known = t.peer;
+            if (t.busy() || (known != null && agentsStill.contains(known.agentId()))) {
+                continue;
+            }
+            locals = locals != null ? locals : localGpus();
+            for (GpuSelector.Gpu local : locals) {
+                if (known == null) {
+                    gone.add(new PairKey(self.node(), local.uuid(), e.getKey(), PairKey.UNKNOWN_GPU));
+                    continue;
+                }
+                for (GpuSelector.Gpu remote : known.gpus()) {
+                    gone.add(new PairKey(self.node(), local.uuid(), known.node(), remote.uuid()));
+                }
+            }
+        }
+        gone.forEach(recorder.state()::forget);
+        return gone;
     }
 
     /** One round: refresh the node, probe the chosen peers, forget departed ones. Public for tests and /v1/mesh. */
@@ -220,7 +297,7 @@ public final class MeshScheduler implements AutoCloseable {
                     + "later rounds skip them until that work ends (a peer slow to answer: see its /v1/mesh "
                     + "durations)", r, late, settings.interval());
         }
-        tracks.keySet().retainAll(peers.stream().map(PeerAddress::hostPort).toList());
+        forgetDeparted(new HashSet<>(peers));
         keepDiscovered(peers);
         recorder.state().forgetUnseenForTwoRounds();
         recorder.cycleFinished();

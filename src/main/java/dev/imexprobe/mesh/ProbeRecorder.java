@@ -46,6 +46,10 @@ public final class ProbeRecorder implements AutoCloseable {
         /** A mesh round ended; pairs of departed peers are forgotten by now. */
         default void onCycleFinished() {
         }
+
+        /** Between rounds, pairs of peers that left discovery were forgotten. */
+        default void onPairsForgotten() {
+        }
     }
 
     private final MeshState state;
@@ -68,6 +72,13 @@ public final class ProbeRecorder implements AutoCloseable {
         state.cycleFinished();
         for (Listener l : listeners) {
             l.onCycleFinished();
+        }
+    }
+
+    /** Tells the listeners that pairs were forgotten between rounds (not a round's end: no cycle is counted). */
+    public void pairsForgotten() {
+        for (Listener l : listeners) {
+            l.onPairsForgotten();
         }
     }
 

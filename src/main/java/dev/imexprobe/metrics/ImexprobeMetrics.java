@@ -247,6 +247,12 @@ public final class ImexprobeMetrics implements MeterBinder, ProbeRecorder.Listen
         refreshGauges();
     }
 
+    /** And at once when forgotten between rounds. */
+    @Override
+    public void onPairsForgotten() {
+        refreshGauges();
+    }
+
     private Counter probeCounter(Tags pair, Verdict verdict) {
         return Counter.builder("imexprobe.probes").tags(pair).tag("verdict", verdict.label())
                 .description("Probes of one pair in one direction, by verdict").register(registry);

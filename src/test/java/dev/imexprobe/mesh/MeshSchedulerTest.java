@@ -546,7 +546,7 @@ class MeshSchedulerTest {
     // ---- departed peers -----------------------------------------------------------------------------------
 
     @Test
-    void aPeerThatLeftDiscoveryIsForgottenAtTheEndOfTheSecondRoundWithoutIt() {
+    void aPeerThatLeftDiscoveryIsForgottenAtTheEndOfTheFirstRoundWithoutIt() {
         discovery.set("10.0.0.2:8080", "10.0.0.3:8080");
         prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
         prober.agent("10.0.0.3:8080", "node-c", "GPU-c0");
@@ -558,12 +558,92 @@ class MeshSchedulerTest {
 
         discovery.set("10.0.0.2:8080");
         round(s);
-        assertThat(s.tracks()).containsOnlyKeys("10.0.0.2:8080");
-        assertThat(state.snapshot()).as("one round without it").extracting(PairState::targetNode)
-                .containsExactlyInAnyOrder("node-b", "node-c");
-        round(s);
 
+        assertThat(s.tracks()).containsOnlyKeys("10.0.0.2:8080");
         assertThat(state.snapshot()).extracting(PairState::targetNode).containsExactly("node-b");
+    }
+
+    @Test
+    void withALongIntervalAPeerThatStoppedAnsweringAndLeftIsForgottenWithinThirtySecondsNotAtTheNextRound() {
+        discovery.set("10.0.0.2:8080", "10.0.0.3:8080", "10.0.0.4:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        prober.agent("10.0.0.3:8080", "node-c", "GPU-c0", "GPU-c1");
+        AtomicLong nanos = new AtomicLong();
+        MeshScheduler s = longIntervalScheduler(nanos);
+        List<String> heard = new CopyOnWriteArrayList<>();
+        recorder.addListener(new ProbeRecorder.Listener() {
+            @Override
+            public void onResult(PairResult result) {
+            }
+
+            @Override
+            public void onCycleFinished() {
+                heard.add("round");
+            }
+
+            @Override
+            public void onPairsForgotten() {
+                heard.add("forgotten: " + state.snapshot().size());
+            }
+        });
+        s.start();
+        prober.silent.add("10.0.0.3:8080"); // node-c says who it is, then answers no exchange: its pod is going
+        timer.runLast(); // round 1, which schedules round 2 in 10 minutes and a check of discovery in 30 s
+        assertThat(timer.delays).as("first round, next round, the check")
+                .containsExactly(timer.delays.getFirst(), Duration.ofMinutes(10).toMillis(), 30_000L);
+        assertThat(state.snapshot()).extracting(PairState::targetNode)
+                .containsExactlyInAnyOrder("node-b", "node-c", "node-c", "10.0.0.4:8080");
+        Instant cycle = state.lastCycle();
+        int lookUps = discovery.lookUps.get();
+
+        discovery.set("10.0.0.2:8080", "10.0.0.3:8080", "10.0.0.4:8080");
+        nanos.set(TimeUnit.SECONDS.toNanos(30));
+        timer.runLast(); // still discovered: nothing forgotten; checks again in 30 s
+        discovery.set("10.0.0.2:8080");
+        nanos.set(TimeUnit.SECONDS.toNanos(60));
+        timer.runLast();
+
+        assertThat(discovery.lookUps.get() - lookUps).as("one look-up per check").isEqualTo(2);
+        assertThat(state.snapshot()).extracting(PairState::targetNode).containsExactly("node-b");
+        assertThat(s.tracks()).containsOnlyKeys("10.0.0.2:8080");
+        assertThat(heard).as("the metrics refreshed, no round counted").containsExactly("round", "forgotten: 1");
+        assertThat(state.lastCycle()).isEqualTo(cycle);
+        assertThat(timer.delays).as("each check schedules the next while the round is more than 30 s away")
+                .endsWith(30_000L, 30_000L, 30_000L);
+    }
+
+    @Test
+    void withALongIntervalDiscoveryIsNotAskedBetweenRoundsWhileEveryPeerAnswersNorInTheLastThirtySeconds() {
+        discovery.set("10.0.0.2:8080");
+        prober.agent("10.0.0.2:8080", "node-b", "GPU-b0");
+        AtomicLong nanos = new AtomicLong();
+        MeshScheduler s = longIntervalScheduler(nanos);
+        s.start();
+        timer.runLast();
+        int lookUps = discovery.lookUps.get();
+        int scheduled = timer.delays.size();
+
+        nanos.set(TimeUnit.SECONDS.toNanos(30));
+        timer.runLast();
+        assertThat(discovery.lookUps.get()).as("every peer answered: no look-up").isEqualTo(lookUps);
+        assertThat(timer.delays).hasSize(scheduled + 1);
+
+        prober.down("10.0.0.2:8080");
+        nanos.set(Duration.ofMinutes(10).minusSeconds(29).toNanos()); // 29 s before round 2
+        s.runRound(); // as if round 2 ran early: node-b does not answer now
+        int afterRound = discovery.lookUps.get();
+        timer.runLast();
+        assertThat(discovery.lookUps.get()).as("node-b did not answer: a look-up").isEqualTo(afterRound + 1);
+        assertThat(timer.delays).as("the next round is under 30 s away: no further check").hasSize(scheduled + 1);
+    }
+
+    private MeshScheduler longIntervalScheduler(AtomicLong nanos) {
+        MeshScheduler.Settings settings = new MeshScheduler.Settings(Duration.ofMinutes(10), 0.2, 0, 4,
+                Duration.ofMinutes(5), null, true);
+        MeshScheduler s = new MeshScheduler(settings, discovery, prober, new FakeSelf(List.of(SELF_GPU)),
+                refreshes::incrementAndGet, recorder, () -> 0.5, nanos::get, timer);
+        schedulers.add(s);
+        return s;
     }
 
     @Test
@@ -608,7 +688,7 @@ class MeshSchedulerTest {
             round(s);
         }
 
-        assertThat(pairsAtRoundEnd).containsExactly(1, 1, 0, 0, 0, 0, 0, 0);
+        assertThat(pairsAtRoundEnd).containsExactly(1, 0, 0, 0, 0, 0, 0, 0);
         assertThat(state.lastCycle()).isEqualTo(T0.plusSeconds(7));
     }
 
@@ -859,6 +939,7 @@ class MeshSchedulerTest {
     private static final class FakeDiscovery implements PeerDiscovery {
         private volatile Set<PeerAddress> peers = Set.of();
         volatile boolean fail;
+        final AtomicInteger lookUps = new AtomicInteger();
 
         void set(String... hostPorts) {
             Set<PeerAddress> s = new LinkedHashSet<>();
@@ -870,6 +951,7 @@ class MeshSchedulerTest {
 
         @Override
         public Set<PeerAddress> peers() {
+            lookUps.incrementAndGet();
             if (fail) {
                 throw new IllegalStateException("discovery broke");
             }
