@@ -125,6 +125,16 @@ Call with (dict "root" $ "node" $node).
 {{- max $s 1 }}
 {{- end }}
 
+{{/* A Prometheus duration (5m, 1h30m, 500ms, 1d) in milliseconds, as the rules read alerts.* durations. */}}
+{{- define "imexprobe.promDurationMillis" -}}
+{{- $ms := dict "ms" 1 "s" 1000 "m" 60000 "h" 3600000 "d" 86400000 "w" 604800000 "y" 31536000000 }}
+{{- $total := 0 }}
+{{- range $part := regexFindAll "[0-9]+(ms|s|m|h|d|w|y)" (toString .) -1 }}
+{{- $total = add $total (mul (regexFind "^[0-9]+" $part | int64) (index $ms (regexReplaceAll "^[0-9]+" $part ""))) }}
+{{- end }}
+{{- $total }}
+{{- end }}
+
 {{/* The job label of the agents' scrape: the ServiceMonitor names it after the Service. */}}
 {{- define "imexprobe.job" -}}
 {{- include "imexprobe.headlessServiceName" . }}

@@ -248,6 +248,14 @@ imexprobe.extra.
 */}}
 {{- define "imexprobe.ruleGroups" -}}
 {{- $p := .Values.prometheusRule }}
+{{- /* A pair's gauge holds one probe's result for a whole interval (and its jitter): with pairFailingFor no longer than
+       the interval, one failed probe fired ImexprobePairImportFailing. */}}
+{{- if not (index $p.disabled "ImexprobePairImportFailing") }}
+{{- $failingFor := include "imexprobe.promDurationMillis" .Values.alerts.pairFailingFor | int64 }}
+{{- if le $failingFor (include "imexprobe.promDurationMillis" .Values.agent.meshInterval | int64) }}
+{{- fail (printf "alerts.pairFailingFor (%s) must be longer than agent.meshInterval (%s): a pair's result stands until its next probe, so one failed probe would fire ImexprobePairImportFailing. Make it two intervals at least (the default 5m is ten of the default 30s), shorten agent.meshInterval, or drop the alert with prometheusRule.disabled.ImexprobePairImportFailing." .Values.alerts.pairFailingFor .Values.agent.meshInterval) }}
+{{- end }}
+{{- end }}
 {{- $groups := (fromYaml (include "imexprobe.ruleGroupsShipped" .)).groups }}
 {{- $out := list }}
 {{- range $g := $groups }}

@@ -525,6 +525,32 @@ class HelmChartTest {
                 .hasMessageContaining(reason);
     }
 
+    /** A pair's result stands until its next probe: pairFailingFor no longer than the interval fired on one failure. */
+    @ParameterizedTest(name = "pairFailingFor {0}, meshInterval {1}: refused {2}")
+    @org.junit.jupiter.params.provider.CsvSource({
+            "5m, 10m, true", "5m, 5m, true", "300000ms, 5m, true", "1h30m, 2h, true", "59s, 1m, true",
+            "300001ms, 5m, false", "1h30m, 1h, false", "1d, 23h, false", "3s, 2s, false", "5m, 30s, false"})
+    void aPairFailingForNoLongerThanTheIntervalIsRefusedWithTheRemedy(String failingFor, String interval,
+                                                                       boolean refused) {
+        Map<String, Object> v = values("prometheusRule.enabled", true, "imex.channel.mode", "hostPath",
+                "alerts.pairFailingFor", failingFor, "agent.meshInterval", interval);
+        if (refused) {
+            assertThatThrownBy(() -> Chart.render(v)).hasMessageContaining("alerts.pairFailingFor (" + failingFor
+                    + ") must be longer than agent.meshInterval (" + interval + ")")
+                    .hasMessageContaining("prometheusRule.disabled.ImexprobePairImportFailing");
+            Map<String, Object> dropped = values("prometheusRule.enabled", true, "imex.channel.mode", "hostPath",
+                    "alerts.pairFailingFor", failingFor, "agent.meshInterval", interval,
+                    "prometheusRule.disabled", Map.of("ImexprobePairImportFailing", true));
+            List<Map<String, Object>> rules = Chart.at(Chart.render(dropped).one("PrometheusRule"), "spec.groups.0.rules");
+            assertThat(rules).as("the alert dropped, the rest renders").extracting(r -> r.get("alert"))
+                    .doesNotContain("ImexprobePairImportFailing").contains("ImexprobePairImportIntermittent");
+        } else {
+            List<Map<String, Object>> rules = Chart.at(Chart.render(v).one("PrometheusRule"), "spec.groups.0.rules");
+            assertThat(rules).filteredOn(r -> "ImexprobePairImportFailing".equals(r.get("alert")))
+                    .singleElement().satisfies(r -> assertThat(r.get("for")).isEqualTo(failingFor));
+        }
+    }
+
     @Test
     void perGpuWithoutNodesIsRefusedWithAnAnswer() {
         assertThatThrownBy(() -> Chart.render(values("mode", "perGpu")))
