@@ -75,6 +75,7 @@ public class MeshController {
             long failed = view.pairs().stream().filter(p -> p.state() == PairState.State.FAILED).count();
             long ok = view.pairs().stream().filter(p -> p.state() == PairState.State.OK).count();
             long notProbed = view.pairs().stream().filter(p -> p.state() == PairState.State.NOT_PROBED).count();
+            List<PairState> intermittent = view.pairs().stream().filter(MatrixPage::intermittent).toList();
             StringBuilder b = new StringBuilder(8192);
             b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                     .append("<meta http-equiv=\"refresh\" content=\"").append(Math.max(2, (int) view.intervalSeconds()))
@@ -83,6 +84,7 @@ public class MeshController {
                     .append("table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;font-size:12px}")
                     .append("th{background:#f4f4f4;text-align:left;font-weight:600}")
                     .append("td.ok{background:#c8efc8}td.failed{background:#f6b9b4;font-weight:600}")
+                    .append("td.ok.intermittent{background:#fbe2a0}")
                     .append("td.unknown{background:#e6e6e6;color:#777}td.none{background:#fff}")
                     .append("td.not_probed{background:#f4f4f4;color:#999;font-style:italic}")
                     .append(".sim{background:#fff3b0;border:1px solid #e0c000;padding:6px 10px;display:inline-block}")
@@ -99,7 +101,11 @@ public class MeshController {
                 b.append("; <span class=\"f-error\">not answering: ")
                         .append(esc(String.join(", ", view.unreachableAgents()))).append("</span>");
             }
-            b.append(". Pairs: ").append(view.pairs().size()).append(" (").append(ok).append(" ok, ").append(failed)
+            b.append(". Pairs: ").append(view.pairs().size()).append(" (").append(ok).append(" ok, ");
+            if (!intermittent.isEmpty()) {
+                b.append(intermittent.size()).append(" of them failing now and then, ");
+            }
+            b.append(failed)
                     .append(" failed, ").append(notProbed).append(" not probed by design). ")
                     .append("IMEX domains: ").append(byDomain.size())
                     .append(". Rows export (source), columns import (target). Refreshes every ")
@@ -152,6 +158,17 @@ public class MeshController {
                 b.append("</li>\n");
             }
             b.append("</ul>\n");
+            if (!intermittent.isEmpty()) {
+                // Their last probe passed, so nothing here says which stage fails: the runbook's query does.
+                b.append("<h2>Failing now and then</h2>\n<p>Pairs whose last probe passed but earlier ones failed ")
+                        .append("(ImexprobePairImportIntermittent).</p>\n<ul id=\"intermittent\">\n");
+                for (PairState p : intermittent) {
+                    b.append("<li>").append(esc(label(p.sourceNode(), p.sourceGpu()))).append(" → ")
+                            .append(esc(label(p.targetNode(), p.targetGpu()))).append(": ")
+                            .append(esc(recent(p))).append("</li>\n");
+                }
+                b.append("</ul>\n");
+            }
             if (notProbed > 0) {
                 // Grey, never red: what the mesh leaves alone by design, with the reason, apart from failures.
                 Map<String, Long> reasons = new java.util.TreeMap<>();
@@ -230,7 +247,7 @@ public class MeshController {
                         b.append("<td class=\"none\"></td>");
                         continue;
                     }
-                    String state = p.state().label();
+                    String state = p.state().label() + (intermittent(p) ? " intermittent" : "");
                     b.append("<td class=\"").append(state).append("\" data-source=\"").append(esc(r))
                             .append("\" data-target=\"").append(esc(c)).append("\" title=\"").append(esc(title(p)))
                             .append("\">").append(esc(cellText(p))).append("</td>");
@@ -260,7 +277,25 @@ public class MeshController {
             return node + " / " + g;
         }
 
+        /** Last result ok, but some of the recent ones failed: green alone would hide it. */
+        static boolean intermittent(PairState p) {
+            return p.state() == PairState.State.OK && p.recentProbes() != null && p.recentFailures() != null
+                    && p.recentFailures() > 0;
+        }
+
+        private static String recent(PairState p) {
+            return p.recentFailures() + " of the last " + p.recentProbes() + " probes failed";
+        }
+
         private static String cellText(PairState p) {
+            String text = cellState(p);
+            // A failed pair that also passed lately says so too; one failing throughout needs no count.
+            boolean count = intermittent(p) || p.state() == PairState.State.FAILED && p.recentProbes() != null
+                    && p.recentFailures() != null && p.recentFailures() < p.recentProbes();
+            return count ? text + " · " + p.recentFailures() + "/" + p.recentProbes() + " failed" : text;
+        }
+
+        private static String cellState(PairState p) {
             return switch (p.state()) {
                 case OK -> "ok";
                 case UNKNOWN -> "…";
@@ -284,6 +319,9 @@ public class MeshController {
             }
             if (p.finding() != null) {
                 t.append("\n").append(p.finding().code()).append(": ").append(p.finding().cause());
+            }
+            if (p.recentProbes() != null && p.recentFailures() != null) {
+                t.append("\n").append(recent(p));
             }
             if (p.ageSeconds() != null) {
                 t.append("\nlast probe ").append(Math.round(p.ageSeconds())).append(" s ago");
