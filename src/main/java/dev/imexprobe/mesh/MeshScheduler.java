@@ -202,9 +202,11 @@ public final class MeshScheduler implements AutoCloseable {
     }
 
     /**
-     * Drops the peers discovery no longer gives, with their pairs at once (unless another address of the same agent
-     * is still discovered). A peer whose work of an earlier round still runs keeps its pairs, which that work records
-     * into: they are forgotten once neither probed nor kept for two rounds. Returns the pairs forgotten.
+     * Drops the peers that did not answer and that discovery no longer gives, with their pairs at once (unless another
+     * address of the same agent is still discovered). Other departed peers wait for the round's end, which forgets
+     * pairs neither probed nor kept for two rounds: their pairs did not fail, and a peer out of discovery for one look-up
+     * only (a readiness blip) keeps its history. A peer whose work of an earlier round still runs keeps its pairs,
+     * which that work records into. Returns the pairs forgotten.
      */
     private Set<PairKey> forgetDeparted(Set<PeerAddress> discovered) {
         Set<String> addresses = new HashSet<>();
@@ -219,10 +221,10 @@ public final class MeshScheduler implements AutoCloseable {
         Set<PairKey> gone = new HashSet<>();
         List<GpuSelector.Gpu> locals = null;
         for (Map.Entry<String, PeerTrack> e : tracks.entrySet()) {
-            if (addresses.contains(e.getKey())) {
+            PeerTrack t = e.getValue();
+            if (addresses.contains(e.getKey()) || t.failures == 0) {
                 continue;
             }
-            PeerTrack t = e.getValue();
             tracks.remove(e.getKey());
             Prober.Peer known = t.peer;
             if (t.busy() || (known != null && agentsStill.contains(known.agentId()))) {
@@ -297,7 +299,7 @@ public final class MeshScheduler implements AutoCloseable {
                     + "later rounds skip them until that work ends (a peer slow to answer: see its /v1/mesh "
                     + "durations)", r, late, settings.interval());
         }
-        forgetDeparted(new HashSet<>(peers));
+        tracks.keySet().retainAll(peers.stream().map(PeerAddress::hostPort).toList());
         keepDiscovered(peers);
         recorder.state().forgetUnseenForTwoRounds();
         recorder.cycleFinished();

@@ -141,9 +141,10 @@ public final class MeshState {
 
     /**
      * At a round's end, forgets the pairs neither probed nor kept (their peer still discovered) since the round before
-     * it began: an on-demand pair no round probes, or a peer that left discovery while its work of an earlier round
-     * still ran (the scheduler forgets other departed peers' pairs at once). Their last result measures nothing any
-     * more: kept for minutes, a departed peer's failed pairs fired pair alerts and turned the node condition False.
+     * it began: the peer left discovery (not Ready, deleted, off the list), or an on-demand pair no round probes.
+     * Their last result measures nothing any more: kept for minutes, a departed peer's failed pairs fired pair alerts
+     * and turned the node condition False (between the rounds of a long interval the scheduler forgets a departed peer
+     * that did not answer sooner).
      * Two rounds, so a pair probed on demand just before a round is shown for one round at least. Returns them.
      */
     public Set<PairKey> forgetUnseenForTwoRounds() {
