@@ -116,6 +116,8 @@ public final class MeshScheduler implements AutoCloseable {
         volatile long identifiedRound = -1;
         volatile int failures;
         volatile long nextAttemptRound;
+        /** A pair with this peer failed at its last probe, though the peer answered: probed again the next round. */
+        volatile boolean failedLast;
         /** The work of the last round that started one for this peer; a later round waits for it to finish. */
         volatile Future<?> running;
 
@@ -338,6 +340,13 @@ public final class MeshScheduler implements AutoCloseable {
             (nothingToProbe ? apart : near).add(p);
         }
         List<PeerAddress> chosen = new ArrayList<>(Rendezvous.pick(near, k, self.agentId(), r, PeerAddress::hostPort));
+        // A peer whose pair failed at its last probe comes again the next round, k such at most beside the k: a pair
+        // waits about peers / k rounds for its turn (18 minutes for 575 peers at k = 16 and 30 s), so one failed probe
+        // stood that long and fired ImexprobePairImportFailing alone. Now the next round confirms or clears it.
+        Set<PeerAddress> drawn = new HashSet<>(chosen);
+        List<PeerAddress> failedLast = near.stream().filter(p -> !drawn.contains(p)
+                && tracks.get(p.hostPort()) != null && tracks.get(p.hostPort()).failedLast).toList();
+        chosen.addAll(Rendezvous.pick(failedLast, k, self.agentId(), r, PeerAddress::hostPort));
         chosen.addAll(Rendezvous.pick(apart, k, self.agentId(), r, PeerAddress::hostPort));
         return chosen;
     }
@@ -422,6 +431,7 @@ public final class MeshScheduler implements AutoCloseable {
         }
         boolean anyAnswer = false;
         boolean anyProbed = false;
+        boolean anyFailed = false;
         // The first exchange the peer did not answer at all (no connection, or no answer in time): its other pairs
         // are not tried this round, so a peer that stopped answering holds the round up for one timeout, not one
         // per pair (4 × 4 GPUs at the 10 s timeout were 160 s, and every healthy pair waited for the next round).
@@ -458,6 +468,7 @@ public final class MeshScheduler implements AutoCloseable {
                     return;
                 }
                 recorder.record(result);
+                anyFailed |= !result.passed();
                 if (Prober.unanswered(result)) {
                     unanswered = result;
                 } else {
@@ -465,6 +476,7 @@ public final class MeshScheduler implements AutoCloseable {
                 }
             }
         }
+        track.failedLast = anyAnswer && anyFailed;
         if (anyAnswer || !anyProbed) {
             track.failures = 0;
             track.nextAttemptRound = 0;

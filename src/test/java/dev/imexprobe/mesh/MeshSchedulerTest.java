@@ -758,6 +758,50 @@ class MeshSchedulerTest {
         }
     }
 
+    @RepeatedTest(4)
+    void withSubsetsAPeerWhosePairFailedIsProbedAgainTheNextRoundBesideTheK() {
+        long seed = new Random().nextLong();
+        Random rnd = new Random(seed);
+        int n = 6 + rnd.nextInt(10);
+        List<String> addresses = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String a = "10.0.0." + (2 + i) + ":8080";
+            prober.agent(a, "node-" + i, "GPU-" + i);
+            addresses.add(a);
+        }
+        discovery.set(addresses.toArray(String[]::new));
+        String failing = "node-" + rnd.nextInt(n);
+        int failFor = 3 + rnd.nextInt(4); // rounds in a row its import fails once it is first probed
+        MeshScheduler s = scheduler(1, 4, Duration.ofSeconds(8), () -> 0.5, new AtomicLong(), List.of(SELF_GPU));
+        List<Long> failingProbed = new ArrayList<>();
+        int failuresLeft = failFor;
+        for (int r = 1; r <= 60; r++) {
+            prober.failing.clear();
+            if (failuresLeft > 0) {
+                prober.failing.add(failing);
+            }
+            prober.probedTargets.clear();
+            round(s);
+            if (prober.probedTargets.contains(failing)) {
+                failingProbed.add((long) r);
+                failuresLeft = Math.max(0, failuresLeft - 1);
+            }
+            assertThat(prober.probedTargets).as("seed %d, round %d: the drawn one, and the failing one", seed, r)
+                    .hasSizeBetween(1, 2);
+        }
+
+        // From its first probe on it fails failFor times, each time probed again the round after; the last of those
+        // rounds passes, and after that it waits for its draws like the others.
+        long first = failingProbed.getFirst();
+        List<Long> expected = new ArrayList<>();
+        for (int i = 0; i <= failFor; i++) {
+            expected.add(first + i);
+        }
+        assertThat(failingProbed).as("seed %d", seed).startsWith(expected.toArray(Long[]::new));
+        assertThat(stateOf(state.snapshot().stream().filter(p -> p.targetNode().equals(failing)).findFirst()
+                .orElseThrow().key())).isEqualTo(PairState.State.OK);
+    }
+
     @Test
     void withSubsetsAPeerBackingOffIsNotDrawnUntilItIsDue() {
         discovery.set("10.0.0.2:8080", "10.0.0.3:8080");
@@ -974,6 +1018,8 @@ class MeshSchedulerTest {
         private final Map<String, Prober.Peer> live = new ConcurrentHashMap<>();
         /** Agents that say who they are but answer no exchange. */
         final Set<String> silent = ConcurrentHashMap.newKeySet();
+        /** Nodes whose imports fail (they answer: 800 at import). */
+        final Set<String> failing = ConcurrentHashMap.newKeySet();
         final List<String> calls = new CopyOnWriteArrayList<>();
         final List<Direction> directions = new CopyOnWriteArrayList<>();
         final List<Long> probeRounds = new CopyOnWriteArrayList<>();
@@ -1039,6 +1085,10 @@ class MeshSchedulerTest {
             around.run();
             if (!live.containsKey(peer.target()) || silent.contains(peer.target())) {
                 return ProbeResults.unreachable("node-self", local.uuid(), peer.target(), peer.node(), remote.uuid());
+            }
+            if (failing.contains(peer.node())) {
+                return ProbeResults.failAt(dev.imexprobe.probe.Stage.IMPORT, dev.imexprobe.cuda.CuResult.of(800),
+                        "node-self", local.uuid(), peer.node(), remote.uuid());
             }
             return ProbeResults.pass("node-self", local.uuid(), peer.node(), remote.uuid());
         }
