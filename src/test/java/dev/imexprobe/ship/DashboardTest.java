@@ -161,6 +161,75 @@ class DashboardTest {
         assertThat(table.toString()).contains("max by (node) (imexprobe_gpus_fabric_capable{", "\"GPUs with fabric memory\"");
     }
 
+    /** A pair's probes summed over pods, as alert ImexprobePairImportIntermittent sums them, over the dashboard's range. */
+    static final String PAIR = "namespace, domain, source_node, source_gpu, target_node, target_gpu";
+
+    static String probesInRange(String verdict) {
+        return "sum by (" + PAIR + ") (increase(imexprobe_probes_total{job=~\"$job\",node=~\"$node\",domain=~\"$domain\","
+                + verdict + "}[$__range]))";
+    }
+
+    @Test
+    void pairsFailingNowAndThenHaveATableRightAfterTheFailingPairs() throws Exception {
+        List<JsonNode> top = new ArrayList<>();
+        dashboard().get("panels").forEach(top::add);
+        JsonNode failing = top.stream().filter(p -> p.path("title").asText().equals("Failing pairs: last CUresult"))
+                .findFirst().orElseThrow();
+        JsonNode p = top.get(top.indexOf(failing) + 1);
+        assertThat(p.get("title").asText()).isEqualTo("Pairs failing now and then (failed share of probes in range)");
+        assertThat(p.get("type").asText()).isEqualTo("table");
+        // below the first row's two tables, full width
+        assertThat(p.at("/gridPos/y").asInt()).isEqualTo(failing.at("/gridPos/y").asInt() + failing.at("/gridPos/h").asInt());
+        assertThat(p.at("/gridPos/w").asInt()).isEqualTo(24);
+        assertThat(p.get("description").asText()).contains("ImexprobePairImportIntermittent", "alerts.pairIntermittentWindow (30m)");
+
+        // the alert's measure: failed share per pair, only pairs with a failure and a pass in the range (failing every
+        // probe is the other table's); the counts restricted to the same pairs, so the merge adds no rows
+        String fail = probesInRange("verdict=\"fail\"");
+        String pass = probesInRange("verdict=\"pass\"");
+        String all = probesInRange("verdict=~\"pass|fail\"");
+        String on = " and on (" + PAIR + ") ";
+        assertThat(p.get("targets")).extracting(t -> t.get("refId").asText()).containsExactly("A", "B", "C");
+        assertThat(p.at("/targets/0/expr").asText()).isEqualTo("sort_desc(" + fail + " / " + all + " > 0" + on + pass + " > 0)");
+        assertThat(p.at("/targets/1/expr").asText()).isEqualTo(fail + " > 0" + on + pass + " > 0");
+        assertThat(p.at("/targets/2/expr").asText()).isEqualTo(all + on + fail + " > 0" + on + pass + " > 0");
+        assertThat(p.get("targets")).allSatisfy(t -> {
+            assertThat(t.get("instant").asBoolean()).isTrue();
+            assertThat(t.get("range").asBoolean()).isFalse();
+            assertThat(t.get("format").asText()).isEqualTo("table");
+        });
+
+        // one row per pair, largest share first, the share as a percentage
+        assertThat(p.at("/transformations/0/id").asText()).isEqualTo("merge");
+        assertThat(p.at("/transformations/1/options/renameByName").toString())
+                .contains("\"Value #A\":\"failed share\"", "\"Value #B\":\"failed probes\"", "\"Value #C\":\"probes\"");
+        assertThat(p.at("/transformations/2/id").asText()).isEqualTo("sortBy");
+        assertThat(p.at("/transformations/2/options/sort/0/field").asText()).isEqualTo("failed share");
+        assertThat(p.at("/transformations/2/options/sort/0/desc").asBoolean()).isTrue();
+        JsonNode share = null;
+        for (JsonNode o : p.at("/fieldConfig/overrides")) {
+            if (o.at("/matcher/options").asText().equals("failed share")) {
+                share = o;
+            }
+        }
+        assertThat(share).as("an override for the share").isNotNull();
+        assertThat(share.toString()).contains("{\"id\":\"unit\",\"value\":\"percentunit\"}");
+    }
+
+    @Test
+    void panelsDoNotOverlap() throws Exception {
+        Set<String> cells = new HashSet<>();
+        for (JsonNode p : panels(dashboard())) {
+            JsonNode g = p.get("gridPos");
+            assertThat(g.get("x").asInt() + g.get("w").asInt()).as("%s within 24 columns", p.get("title")).isLessThanOrEqualTo(24);
+            for (int x = g.get("x").asInt(); x < g.get("x").asInt() + g.get("w").asInt(); x++) {
+                for (int y = g.get("y").asInt(); y < g.get("y").asInt() + g.get("h").asInt(); y++) {
+                    assertThat(cells.add(x + "," + y)).as("%s overlaps another panel at %s,%s", p.get("title"), x, y).isTrue();
+                }
+            }
+        }
+    }
+
     private static JsonNode panelQuerying(List<JsonNode> panels, String fragment) {
         return panels.stream().filter(p -> p.has("targets") && java.util.stream.StreamSupport
                         .stream(p.get("targets").spliterator(), false)
