@@ -88,4 +88,13 @@ public record PairState(String sourceNode, String sourceGpu, String targetNode, 
     public boolean acrossDomains() {
         return targetDomain != null;
     }
+
+    /**
+     * Across IMEX domains and never probed: apart by design, with nothing to tell but that (an on-demand probe or a
+     * cross-domain sample that found the domains not isolated tells more).
+     */
+    public boolean apartByDesign() {
+        return acrossDomains() && state == State.NOT_PROBED
+                && (finding == null || finding.is(dev.imexprobe.finding.FindingCode.DIFFERENT_IMEX_DOMAIN));
+    }
 }

@@ -79,9 +79,15 @@ public final class PeerClient {
         return call(target, "DELETE", "/v1/exports/" + id, null, StageReply.class, true);
     }
 
-    /** GET /v1/mesh of a peer, for the merged matrix page. */
+    /**
+     * GET /v1/mesh of a peer, for the merged matrix page, without its pairs apart by design (across IMEX domains, never
+     * probed: the bulk of an answer in a cluster of many domains). A peer older than that parameter refuses it (400):
+     * it is asked again for everything.
+     */
     public PeerCall<JsonNode> mesh(String target) {
-        return call(target, "GET", "/v1/mesh", null, JsonNode.class, false);
+        PeerCall<JsonNode> c = call(target, "GET", "/v1/mesh?across=false", null, JsonNode.class, false);
+        return c.kind() == PeerCall.Kind.REJECTED && c.httpStatus() == 400
+                ? call(target, "GET", "/v1/mesh", null, JsonNode.class, false) : c;
     }
 
     /** GET /v1/preflight of another preflight instance: who it is, how far it got, its pairs once done. */

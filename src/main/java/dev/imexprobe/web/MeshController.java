@@ -39,17 +39,19 @@ public class MeshController {
     }
 
     @GetMapping(path = "/v1/mesh", produces = MediaType.APPLICATION_JSON_VALUE)
-    public MeshView mesh(@RequestParam(defaultValue = "agent") String scope) {
+    public MeshView mesh(@RequestParam(defaultValue = "agent") String scope,
+                         @RequestParam(defaultValue = "true") String across) {
+        boolean withAcross = ProbeController.bool("across", across);
         return switch (scope.toLowerCase(Locale.ROOT)) {
-            case "agent" -> mesh.local();
-            case "domain" -> mesh.domain();
+            case "agent" -> mesh.local(withAcross);
+            case "domain" -> mesh.domain(withAcross);
             default -> throw ApiException.invalid("scope must be agent or domain, got '" + Wire.truncate(scope) + "'");
         };
     }
 
     @GetMapping(path = "/", produces = MediaType.TEXT_HTML_VALUE)
     public String matrix() {
-        return MatrixPage.render(mesh.domain(), node.report());
+        return MatrixPage.render(mesh.domain(true), node.report());
     }
 
     /** The matrix page: one table, colour by state, details in each cell's title and below the table. */

@@ -29,7 +29,11 @@ import java.util.stream.Collectors;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,7 +57,7 @@ class MeshServiceTest {
             s.start();
             peers.add(new PeerAddress("127.0.0.1", s.port()));
         }
-        broken.stubFor(get("/v1/mesh").willReturn(aResponse().withStatus(500).withBody("oops")));
+        broken.stubFor(get(urlPathEqualTo("/v1/mesh")).willReturn(aResponse().withStatus(500).withBody("oops")));
         PeerDiscovery discovery = new PeerDiscovery() {
             @Override
             public Set<PeerAddress> peers() {
@@ -132,8 +136,8 @@ class MeshServiceTest {
 
     @Test
     void aPeerAnsweringGarbageIsUnreachableNotAPairSource() {
-        peerB.stubFor(get("/v1/mesh").willReturn(okJson("{\"hello\": \"world\"}")));
-        peerC.stubFor(get("/v1/mesh").willReturn(okJson("[1, 2]")));
+        peerB.stubFor(get(urlPathEqualTo("/v1/mesh")).willReturn(okJson("{\"hello\": \"world\"}")));
+        peerC.stubFor(get(urlPathEqualTo("/v1/mesh")).willReturn(okJson("[1, 2]")));
 
         MeshView v = service.domain();
 
@@ -141,8 +145,106 @@ class MeshServiceTest {
         assertThat(v.unreachableAgents()).hasSize(3);
     }
 
+    @Test
+    void peersAreAskedWithoutTheirPairsApartByDesignAndAnOlderPeerForAllOfThem() {
+        String apart = across("node-b", "GPU-b", "node-x", "GPU-x", "DIFFERENT_IMEX_DOMAIN");
+        String notIsolated = across("node-b", "GPU-b", "node-y", "GPU-y", "IMEX_DOMAINS_NOT_ISOLATED");
+        // node-b answers as this version does: what it was asked for
+        peerB.stubFor(get(urlEqualTo("/v1/mesh?across=false")).willReturn(okJson(mesh("node-b", List.of(
+                pair("node-b", "GPU-b", "node-a", "GPU-a", "ok", "2026-12-01T09:59:50Z"), notIsolated)))));
+        // node-c is older: it refuses the parameter, and without it answers everything
+        peerC.stubFor(get(urlEqualTo("/v1/mesh?across=false")).willReturn(aResponse().withStatus(400)
+                .withHeader("Content-Type", "application/problem+json")
+                .withBody("{\"detail\": \"query parameter 'across' is not taken here\"}")));
+        peerC.stubFor(get(urlEqualTo("/v1/mesh")).willReturn(okJson(mesh("node-c", List.of(
+                pair("node-c", "GPU-c", "node-a", "GPU-a", "ok", "2026-12-01T09:59:50Z"),
+                across("node-c", "GPU-c", "node-x", "GPU-x", "DIFFERENT_IMEX_DOMAIN"), apart.replace("node-b", "node-c"))))));
+        MeshView v = service.domain();
+
+        assertThat(v.agents()).containsExactlyInAnyOrder("node-a", "node-b", "node-c");
+        assertThat(v.pairs()).extracting(p -> p.sourceNode() + ">" + p.targetNode())
+                .containsExactlyInAnyOrder("node-b>node-a", "node-c>node-a", "node-b>node-y");
+        assertThat(v.findings()).extracting(dev.imexprobe.finding.Finding::code).contains("IMEX_DOMAINS_NOT_ISOLATED");
+        peerB.verify(1, getRequestedFor(urlPathEqualTo("/v1/mesh")));
+        peerC.verify(1, getRequestedFor(urlEqualTo("/v1/mesh")));
+    }
+
+    @Test
+    void withoutAcrossTheAgentViewLeavesOutOnlyPairsApartByDesign() {
+        state.learnDomain("GPU-a", "fabric:one/1");
+        state.learnDomain("GPU-x", "fabric:two/1");
+        state.learnDomain("GPU-b", "fabric:one/1");
+        state.record(ProbeResults.pass("node-a", "GPU-a", "node-b", "GPU-b"));
+        state.notProbed(new PairKey("node-a", "GPU-a", "node-x", "GPU-x"),
+                dev.imexprobe.finding.FindingCode.DIFFERENT_IMEX_DOMAIN.finding(Map.of()));
+        // an on-demand probe across the domains: it tells something
+        state.record(ProbeResults.failAt(Stage.IMPORT, CuResult.of(801), "node-a", "GPU-a", "node-x", "GPU-x"));
+
+        assertThat(service.local(true).pairs()).hasSize(2);
+        assertThat(service.local(false).pairs()).extracting(PairState::targetNode).containsExactlyInAnyOrder("node-b", "node-x");
+        state.notProbed(new PairKey("node-a", "GPU-a", "node-x", "GPU-x"),
+                dev.imexprobe.finding.FindingCode.DIFFERENT_IMEX_DOMAIN.finding(Map.of()));
+        assertThat(service.local(false).pairs()).extracting(PairState::targetNode).containsExactly("node-b");
+        assertThat(service.local(true).pairs()).extracting(PairState::targetNode).containsExactlyInAnyOrder("node-b", "node-x");
+    }
+
+    @Test
+    void peersAreAskedAFewAtATime() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger now = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("0.0.0.0", 0), 64);
+        server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+        server.createContext("/v1/mesh", x -> {
+            most.accumulateAndGet(now.incrementAndGet(), Math::max);
+            try {
+                Thread.sleep(100);
+                byte[] body = mesh("node-" + x.getLocalAddress().getAddress().getHostAddress(), List.of())
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                x.getResponseHeaders().add("Content-Type", "application/json");
+                x.sendResponseHeaders(200, body.length);
+                x.getResponseBody().write(body);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                now.decrementAndGet();
+                x.close();
+            }
+        });
+        server.start();
+        try {
+            int n = MeshService.FAN_OUT * 3 + new java.util.Random().nextInt(MeshService.FAN_OUT);
+            peers.clear();
+            for (int i = 0; i < n; i++) { // every 127.0.0.x reaches the one server (the loopback /8)
+                peers.add(new PeerAddress("127.0.0." + (2 + i), server.getAddress().getPort()));
+            }
+
+            MeshView v = service.domain();
+
+            assertThat(v.unreachableAgents()).isEmpty();
+            assertThat(v.agents()).hasSize(n + 1);
+            assertThat(most.get()).as("peers asked at once, of %d", n).isBetween(2, MeshService.FAN_OUT);
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    private static String mesh(String node, List<String> pairs) {
+        return "{\"agent\": {\"id\": \"x\", \"node\": \"" + node + "\", \"version\": \"1.2.3\"}, \"scope\": \"agent\", "
+                + "\"pairs\": [" + String.join(",", pairs) + "]}";
+    }
+
+    /** A pair across IMEX domains, not probed, with the finding given (its evidence left empty). */
+    private static String across(String sn, String sg, String tn, String tg, String code) {
+        return "{\"sourceNode\": \"" + sn + "\", \"sourceGpu\": \"" + sg + "\", \"targetNode\": \"" + tn
+                + "\", \"targetGpu\": \"" + tg + "\", \"domain\": \"fabric:one/1\", \"targetDomain\": \"fabric:two/1\", "
+                + "\"state\": \"not_probed\", \"finding\": {\"code\": \"" + code + "\", \"severity\": \"info\", "
+                + "\"blame\": \"target\", \"cause\": \"apart.\", \"remedy\": \"none\", \"evidence\": {}}, "
+                + "\"lastProbe\": \"2026-12-01T09:59:50Z\", \"consecutiveFailures\": 0}";
+    }
+
     private static void serve(WireMockServer server, String node, List<String> pairs) {
-        server.stubFor(get("/v1/mesh").willReturn(okJson("{\"agent\": {\"id\": \"x\", \"node\": \"" + node
+        server.stubFor(get(urlPathEqualTo("/v1/mesh")).willReturn(okJson("{\"agent\": {\"id\": \"x\", \"node\": \"" + node
                 + "\", \"version\": \"1.2.3\"}, \"scope\": \"agent\", \"pairs\": [" + String.join(",", pairs) + "]}")));
     }
 

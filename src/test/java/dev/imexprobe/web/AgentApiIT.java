@@ -469,6 +469,8 @@ class AgentApiIT {
                 // the others
                 new Invalid("bad scope", "GET", "/v1/mesh?scope=world", null, 400, "invalid-input",
                         "scope must be agent or domain, got 'world'"),
+                new Invalid("across neither true nor false", "GET", "/v1/mesh?across=some", null, 400, "invalid-input",
+                        "across must be true or false, got 'some'"),
                 new Invalid("a misspelt refresh", "GET", "/v1/node?refesh=true", null, 400, "invalid-input",
                         "unknown query parameter 'refesh'; /v1/node takes refresh. Nothing was run."),
                 new Invalid("a parameter the page does not take", "GET", "/?scope=domain", null, 400, "invalid-input",
