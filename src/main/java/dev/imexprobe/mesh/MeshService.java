@@ -36,6 +36,14 @@ public final class MeshService {
      * held until read: 575 peers asked together held hundreds of MiB in an agent whose pod has 192 MiB.
      */
     static final int FAN_OUT = 8;
+    /**
+     * Up to this many peers the domain view holds their pairs across IMEX domains too (not probed by design; the page
+     * counts them per pair of domains). Beyond, peers are asked without them: in 8 domains of 72 GPUs they were 504
+     * of a peer's 575 pairs (669 kB of its answer), a 4-GPU agent's answer passed the 1 MiB cap and it showed as not
+     * answering, and all of them merged are some 290,000 pairs.
+     */
+    public static final int ACROSS_FROM_PEERS_UP_TO = 64;
+    private int acrossFromPeersUpTo = ACROSS_FROM_PEERS_UP_TO;
 
     private final AgentIdentity identity;
     private final BooleanSupplier fake;
@@ -77,11 +85,16 @@ public final class MeshService {
         return domain(true);
     }
 
+    /** For tests: the number of peers up to which their pairs apart by design are merged. */
+    MeshService acrossFromPeersUpTo(int n) {
+        this.acrossFromPeersUpTo = n;
+        return this;
+    }
+
     /**
-     * Every agent's pairs, merged. Peers are asked without their pairs apart by design (across IMEX domains, never
-     * probed): in a cluster of many domains those were most of each answer (504 of an agent's 575 pairs in 8 domains
-     * of 72 GPUs, 669 kB), and an agent with several GPUs went past the answer's 1 MiB cap and showed as not
-     * answering. This agent's own stay when {@code across}: the page counts them per pair of domains.
+     * Every agent's pairs, merged, peers asked {@value #FAN_OUT} at a time (575 answers at once held hundreds of MiB in
+     * a pod of 192 MiB). With more than {@value #ACROSS_FROM_PEERS_UP_TO} peers, their pairs apart by design are left
+     * out ({@link PairState#apartByDesign}); this agent's own stay when {@code across}.
      */
     public MeshView domain(boolean across) {
         Map<PairKey, PairState> merged = new LinkedHashMap<>();
@@ -91,6 +104,7 @@ public final class MeshService {
         // The peers of the mesh's last round: a page view must not become a call to DNS or the Kubernetes API.
         List<PeerAddress> peers = new ArrayList<>(discovery.known());
         peers.sort(Comparator.comparing(PeerAddress::hostPort));
+        boolean peersAcross = across && peers.size() <= acrossFromPeersUpTo;
         Semaphore slots = new Semaphore(FAN_OUT);
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<PeerCall<JsonNode>>> calls = new ArrayList<>();
@@ -98,7 +112,7 @@ public final class MeshService {
                 calls.add(pool.submit(() -> {
                     slots.acquire();
                     try {
-                        return client.mesh(p.hostPort());
+                        return client.mesh(p.hostPort(), peersAcross);
                     } finally {
                         slots.release();
                     }
@@ -125,7 +139,7 @@ public final class MeshService {
                     } catch (RuntimeException e) {
                         continue; // a pair we cannot read is left out, not guessed
                     }
-                    if (p.apartByDesign()) {
+                    if (!peersAcross && p.apartByDesign()) {
                         continue; // an older peer's answer holds them all
                     }
                     merged.merge(p.key(), p, MeshService::newer);

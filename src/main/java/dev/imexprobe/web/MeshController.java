@@ -121,7 +121,9 @@ public class MeshController {
             if (!across.isEmpty()) {
                 b.append("<h2>Across IMEX domains</h2>\n<p>FABRIC handles do not import across IMEX domains by design ")
                         .append("(<code>DIFFERENT_IMEX_DOMAIN</code>): the mesh does not probe these pairs, and they ")
-                        .append("raise no alert. Pairs by exporter's and importer's domain:</p>\n")
+                        .append("raise no alert. Pairs by exporter's and importer's domain (with more than ")
+                        .append(dev.imexprobe.mesh.MeshService.ACROSS_FROM_PEERS_UP_TO)
+                        .append(" peers, this agent's own: peers are not asked for theirs):</p>\n")
                         .append("<table id=\"across\"><tr><th>exporter's domain</th><th>importer's domain</th>")
                         .append("<th>pairs</th></tr>\n");
                 across.forEach((k, counts) -> {

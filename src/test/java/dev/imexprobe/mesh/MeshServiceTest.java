@@ -159,7 +159,7 @@ class MeshServiceTest {
         peerC.stubFor(get(urlEqualTo("/v1/mesh")).willReturn(okJson(mesh("node-c", List.of(
                 pair("node-c", "GPU-c", "node-a", "GPU-a", "ok", "2026-12-01T09:59:50Z"),
                 across("node-c", "GPU-c", "node-x", "GPU-x", "DIFFERENT_IMEX_DOMAIN"), apart.replace("node-b", "node-c"))))));
-        MeshView v = service.domain();
+        MeshView v = service.acrossFromPeersUpTo(peers.size() - 1).domain();
 
         assertThat(v.agents()).containsExactlyInAnyOrder("node-a", "node-b", "node-c");
         assertThat(v.pairs()).extracting(p -> p.sourceNode() + ">" + p.targetNode())
@@ -167,6 +167,21 @@ class MeshServiceTest {
         assertThat(v.findings()).extracting(dev.imexprobe.finding.Finding::code).contains("IMEX_DOMAINS_NOT_ISOLATED");
         peerB.verify(1, getRequestedFor(urlPathEqualTo("/v1/mesh")));
         peerC.verify(1, getRequestedFor(urlEqualTo("/v1/mesh")));
+    }
+
+    @Test
+    void upToTheLimitPeersAreAskedForAllTheirPairsAcrossDomainsIncluded() {
+        String apart = across("node-b", "GPU-b", "node-x", "GPU-x", "DIFFERENT_IMEX_DOMAIN");
+        peerB.stubFor(get(urlEqualTo("/v1/mesh")).willReturn(okJson(mesh("node-b", List.of(
+                pair("node-b", "GPU-b", "node-a", "GPU-a", "ok", "2026-12-01T09:59:50Z"), apart)))));
+        serve(peerC, "node-c", List.of());
+
+        MeshView v = service.acrossFromPeersUpTo(peers.size()).domain();
+
+        assertThat(v.pairs()).extracting(p -> p.sourceNode() + ">" + p.targetNode())
+                .containsExactlyInAnyOrder("node-b>node-a", "node-b>node-x");
+        peerB.verify(1, getRequestedFor(urlEqualTo("/v1/mesh")));
+        peerB.verify(0, getRequestedFor(urlEqualTo("/v1/mesh?across=false")));
     }
 
     @Test
