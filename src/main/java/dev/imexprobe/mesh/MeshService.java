@@ -33,7 +33,7 @@ public final class MeshService {
 
     /**
      * Peers asked for their /v1/mesh at once. Every answer (up to {@link PeerClient#MAX_REPLY}) and its JSON tree are
-     * held until read: 575 peers asked together held hundreds of MiB in an agent whose pod has 192 MiB.
+     * held until read into pairs: 575 peers asked together could hold more than the pod's 512 MiB limit.
      */
     static final int FAN_OUT = 8;
     /**
@@ -92,9 +92,9 @@ public final class MeshService {
     }
 
     /**
-     * Every agent's pairs, merged, peers asked {@value #FAN_OUT} at a time (575 answers at once held hundreds of MiB in
-     * a pod of 192 MiB). With more than {@value #ACROSS_FROM_PEERS_UP_TO} peers, their pairs apart by design are left
-     * out ({@link PairState#apartByDesign}); this agent's own stay when {@code across}.
+     * Every agent's pairs, merged, peers asked {@value #FAN_OUT} at a time. With more than
+     * {@value #ACROSS_FROM_PEERS_UP_TO} peers, or from a peer whose answer with them passes the cap, their pairs apart
+     * by design are left out ({@link PairState#apartByDesign}); this agent's own stay when {@code across}.
      */
     public MeshView domain(boolean across) {
         Map<PairKey, PairState> merged = new LinkedHashMap<>();
@@ -107,46 +107,58 @@ public final class MeshService {
         boolean peersAcross = across && peers.size() <= acrossFromPeersUpTo;
         Semaphore slots = new Semaphore(FAN_OUT);
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<PeerCall<JsonNode>>> calls = new ArrayList<>();
+            List<Future<Answer>> calls = new ArrayList<>();
             for (PeerAddress p : peers) {
                 calls.add(pool.submit(() -> {
                     slots.acquire();
                     try {
-                        return client.mesh(p.hostPort(), peersAcross);
+                        // read into pairs while holding the slot: a JSON tree waiting for a slow peer ahead of it in
+                        // the merge would hold memory beyond the 8 at once
+                        return read(p.hostPort(), client.mesh(p.hostPort(), peersAcross), peersAcross);
                     } finally {
                         slots.release();
                     }
                 }));
             }
             for (int i = 0; i < peers.size(); i++) {
-                PeerCall<JsonNode> c;
+                Answer a;
                 try {
-                    c = calls.get(i).get();
+                    a = calls.get(i).get();
                 } catch (Exception e) {
+                    a = null;
+                }
+                if (a == null) {
                     unreachable.add(peers.get(i).hostPort());
                     continue;
                 }
-                if (!c.ok() || !c.value().has("pairs")) {
-                    unreachable.add(peers.get(i).hostPort());
-                    continue;
-                }
-                JsonNode agent = c.value().path("agent");
-                agents.add(agent.path("node").asString(peers.get(i).hostPort()));
-                for (JsonNode n : c.value().get("pairs")) {
-                    PairState p;
-                    try {
-                        p = json.treeToValue(n, PairState.class);
-                    } catch (RuntimeException e) {
-                        continue; // a pair we cannot read is left out, not guessed
-                    }
-                    if (!peersAcross && p.apartByDesign()) {
-                        continue; // an older peer's answer holds them all
-                    }
-                    merged.merge(p.key(), p, MeshService::newer);
-                }
+                agents.add(a.node());
+                a.pairs().forEach(p -> merged.merge(p.key(), p, MeshService::newer));
             }
         }
         return view("domain", agents, unreachable, new ArrayList<>(merged.values()));
+    }
+
+    /** A peer's answer read: its node and pairs; null when it did not answer with a mesh. */
+    private record Answer(String node, List<PairState> pairs) {
+    }
+
+    private Answer read(String target, PeerCall<JsonNode> c, boolean withAcross) {
+        if (!c.ok() || !c.value().has("pairs")) {
+            return null;
+        }
+        List<PairState> pairs = new ArrayList<>();
+        for (JsonNode n : c.value().get("pairs")) {
+            PairState p;
+            try {
+                p = json.treeToValue(n, PairState.class);
+            } catch (RuntimeException e) {
+                continue; // a pair we cannot read is left out, not guessed
+            }
+            if (withAcross || !p.apartByDesign()) { // an older peer's answer holds them all
+                pairs.add(p);
+            }
+        }
+        return new Answer(c.value().path("agent").path("node").asString(target), pairs);
     }
 
     private MeshView view(String scope, List<String> agents, List<String> unreachable, List<PairState> pairs) {

@@ -81,12 +81,16 @@ public final class PeerClient {
 
     /**
      * GET /v1/mesh of a peer, for the merged matrix page; without {@code across}, without its pairs apart by design
-     * (across IMEX domains, never probed: the bulk of an answer in a cluster of many domains). A peer older than that
-     * parameter refuses it (400): it is asked again for everything.
+     * (across IMEX domains, never probed: the bulk of an answer in a cluster of many domains). An answer with them
+     * that passes the cap is asked again without them. A peer older than that parameter refuses it (400): it is asked
+     * again for everything.
      */
     public PeerCall<JsonNode> mesh(String target, boolean across) {
         if (across) {
-            return call(target, "GET", "/v1/mesh", null, JsonNode.class, false);
+            PeerCall<JsonNode> all = call(target, "GET", "/v1/mesh", null, JsonNode.class, false);
+            boolean tooLarge = all.kind() == PeerCall.Kind.GARBLED && all.detail() != null
+                    && all.detail().startsWith(PeerHttp.TooLarge.MESSAGE);
+            return tooLarge ? mesh(target, false) : all;
         }
         PeerCall<JsonNode> c = call(target, "GET", "/v1/mesh?across=false", null, JsonNode.class, false);
         return c.kind() == PeerCall.Kind.REJECTED && c.httpStatus() == 400

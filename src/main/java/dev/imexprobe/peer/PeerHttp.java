@@ -58,8 +58,11 @@ public final class PeerHttp implements AutoCloseable {
 
     /** The body was larger than the cap; reading stopped there. */
     public static final class TooLarge extends IOException {
+        /** How its message starts (a caller's PeerCall detail). */
+        public static final String MESSAGE = "answer larger than ";
+
         TooLarge(int cap) {
-            super("answer larger than " + cap + " bytes");
+            super(MESSAGE + cap + " bytes");
         }
     }
 

@@ -185,6 +185,24 @@ class MeshServiceTest {
     }
 
     @Test
+    void aPeerWhoseAnswerWithItsPairsAcrossDomainsPassesTheCapIsAskedAgainWithoutThem() {
+        List<String> many = new java.util.ArrayList<>();
+        many.add(pair("node-b", "GPU-b", "node-a", "GPU-a", "ok", "2026-12-01T09:59:50Z"));
+        String apart = across("node-b", "GPU-b", "node-x", "GPU-x", "DIFFERENT_IMEX_DOMAIN");
+        while (many.size() * apart.length() < PeerClient.MAX_REPLY) {
+            many.add(apart.replace("GPU-x", "GPU-x" + many.size()));
+        }
+        peerB.stubFor(get(urlEqualTo("/v1/mesh")).willReturn(okJson(mesh("node-b", many))));
+        peerB.stubFor(get(urlEqualTo("/v1/mesh?across=false")).willReturn(okJson(mesh("node-b", many.subList(0, 1)))));
+        serve(peerC, "node-c", List.of());
+
+        MeshView v = service.acrossFromPeersUpTo(peers.size()).domain();
+
+        assertThat(v.unreachableAgents()).containsExactly("127.0.0.1:" + broken.port());
+        assertThat(v.pairs()).extracting(p -> p.sourceNode() + ">" + p.targetNode()).containsExactly("node-b>node-a");
+    }
+
+    @Test
     void withoutAcrossTheAgentViewLeavesOutOnlyPairsApartByDesign() {
         state.learnDomain("GPU-a", "fabric:one/1");
         state.learnDomain("GPU-x", "fabric:two/1");
