@@ -15,7 +15,9 @@ def pair(sn, sg, tn, tg, across):
                   "durationSeconds": 0.004, "consecutiveFailures": 0, "recentProbes": 64, "recentFailures": 0})
     return p
 def gpu(node, i):
-    return "GPU-%08x-%04x-%04x-%04x-%012x" % (hash(node) & 0xffffffff, i, i, i, i)
+    # the page labels a GPU by its UUID's first 8 hex digits: they differ per GPU, as real UUIDs do
+    h = (hash(node) * 31 + i) & 0xffffffff
+    return "GPU-%08x-%04x-%04x-%04x-%012x" % (h, i, i, i, i)
 cache = {}
 def body(node, across):
     k = (node, across)
