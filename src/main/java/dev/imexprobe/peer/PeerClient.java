@@ -53,6 +53,11 @@ public final class PeerClient {
     public static final String FOR_PROBE = "probe";
 
     /** The transport the agent uses: connect within the same deadline as the whole answer. */
+    /** How long one call may take (connect, send, the whole answer). */
+    public Duration timeout() {
+        return timeout;
+    }
+
     public static PeerHttp defaultHttp(Duration timeout) {
         return new PeerHttp(timeout, timeout, MAX_REPLY);
     }

@@ -203,6 +203,83 @@ class MeshServiceTest {
     }
 
     @Test
+    void viewersThatComeWhileTheDomainViewIsBuiltShareIt() throws Exception {
+        serve(peerB, "node-b", List.of(pair("node-b", "GPU-b", "node-a", "GPU-a", "ok", "2026-12-01T09:59:50Z")));
+        peerB.stubFor(get(urlPathEqualTo("/v1/mesh")).willReturn(okJson(mesh("node-b", List.of(
+                pair("node-b", "GPU-b", "node-a", "GPU-a", "ok", "2026-12-01T09:59:50Z")))).withFixedDelay(1000)));
+        serve(peerC, "node-c", List.of());
+        int viewers = 3 + new java.util.Random().nextInt(5);
+        List<java.util.concurrent.Future<MeshView>> views = new java.util.ArrayList<>();
+        try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < viewers; i++) {
+                views.add(pool.submit(() -> service.domain()));
+                Thread.sleep(20);
+            }
+        }
+
+        MeshView first = views.getFirst().get();
+        assertThat(first.pairs()).extracting(PairState::sourceNode).containsExactly("node-b");
+        for (var f : views) {
+            assertThat(f.get()).as("%d viewers, one view", viewers).isSameAs(first);
+        }
+        peerB.verify(1, getRequestedFor(urlPathEqualTo("/v1/mesh")));
+        MeshView later = service.domain();
+        assertThat(later).as("a viewer after it gets a view of its own").isNotSameAs(first);
+        peerB.verify(2, getRequestedFor(urlPathEqualTo("/v1/mesh")));
+    }
+
+    @Test
+    void peersThatDoNotAnswerHoldTheViewTwoPeerTimeoutsAtMost() throws Exception {
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("0.0.0.0", 0), 128);
+        server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+        server.createContext("/v1/mesh", x -> {
+            try {
+                Thread.sleep(10_000); // answers nothing within the 1 s peer timeout
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                x.close();
+            }
+        });
+        server.start();
+        try {
+            int n = MeshService.FAN_OUT * 5; // 5 timeouts, one after the other, without the bound
+            peers.clear();
+            for (int i = 0; i < n; i++) {
+                peers.add(new PeerAddress("127.0.0." + (2 + i), server.getAddress().getPort()));
+            }
+            PeerClient quick = new PeerClient(new PeerHttp(Duration.ofSeconds(1), Duration.ofSeconds(1),
+                    PeerClient.MAX_REPLY), JSON, (method, path, body) -> null);
+            MeshService s = new MeshService(new AgentIdentity("agent-a", "node-a", "1.2.3"), () -> true, state,
+                    discoveryOf(peers), quick, JSON, Duration.ofSeconds(30));
+
+            long start = System.nanoTime();
+            MeshView v = s.domain();
+            double seconds = (System.nanoTime() - start) / 1e9;
+
+            assertThat(v.unreachableAgents()).hasSize(n);
+            assertThat(seconds).as("two peer timeouts of 1 s, and a margin").isLessThan(3.5);
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    private static PeerDiscovery discoveryOf(Set<PeerAddress> peers) {
+        return new PeerDiscovery() {
+            @Override
+            public Set<PeerAddress> peers() {
+                return peers;
+            }
+
+            @Override
+            public List<DiscoveryStatus> statuses() {
+                return List.of();
+            }
+        };
+    }
+
+    @Test
     void withoutAcrossTheAgentViewLeavesOutOnlyPairsApartByDesign() {
         state.learnDomain("GPU-a", "fabric:one/1");
         state.learnDomain("GPU-x", "fabric:two/1");
