@@ -110,29 +110,21 @@ Call with (dict "root" $ "node" $node).
 {{- $name }}
 {{- end }}
 
-{{/* Spring Duration (500ms, 30s, 2m, 1h) in whole seconds, at least 1. */}}
-{{- define "imexprobe.durationSeconds" -}}
-{{- $d := toString . }}
-{{- $n := regexFind "^[0-9]+" $d | int }}
-{{- $unit := trimPrefix (toString $n) $d }}
-{{- $s := 0 }}
-{{- if eq $unit "ms" }}{{ $s = div $n 1000 }}
-{{- else if eq $unit "s" }}{{ $s = $n }}
-{{- else if eq $unit "m" }}{{ $s = mul $n 60 }}
-{{- else if eq $unit "h" }}{{ $s = mul $n 3600 }}
-{{- else }}{{ fail (printf "cannot read duration %q (use ms, s, m or h)" $d) }}
-{{- end }}
-{{- max $s 1 }}
-{{- end }}
-
-{{/* A Prometheus duration (5m, 1h30m, 500ms, 1d) in milliseconds, as the rules read alerts.* durations. */}}
+{{/* A duration (Spring's 500ms, 30s, 2m, 1h; Prometheus' 1h30m, 1d too) in milliseconds, as the rules read alerts.*. */}}
 {{- define "imexprobe.promDurationMillis" -}}
+{{- $d := toString . }}
+{{- if not (regexMatch "^([0-9]+(ms|s|m|h|d|w|y))+$" $d) }}{{ fail (printf "cannot read duration %q (use ms, s, m or h)" $d) }}{{ end }}
 {{- $ms := dict "ms" 1 "s" 1000 "m" 60000 "h" 3600000 "d" 86400000 "w" 604800000 "y" 31536000000 }}
 {{- $total := 0 }}
-{{- range $part := regexFindAll "[0-9]+(ms|s|m|h|d|w|y)" (toString .) -1 }}
+{{- range $part := regexFindAll "[0-9]+(ms|s|m|h|d|w|y)" $d -1 }}
 {{- $total = add $total (mul (regexFind "^[0-9]+" $part | int64) (index $ms (regexReplaceAll "^[0-9]+" $part ""))) }}
 {{- end }}
 {{- $total }}
+{{- end }}
+
+{{/* The same in whole seconds, at least 1. */}}
+{{- define "imexprobe.durationSeconds" -}}
+{{- max (div (include "imexprobe.promDurationMillis" . | int64) 1000) 1 }}
 {{- end }}
 
 {{/* The job label of the agents' scrape: the ServiceMonitor names it after the Service. */}}

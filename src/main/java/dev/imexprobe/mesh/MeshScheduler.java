@@ -344,8 +344,10 @@ public final class MeshScheduler implements AutoCloseable {
         // waits about peers / k rounds for its turn (18 minutes for 575 peers at k = 16 and 30 s), so one failed probe
         // stood that long and fired ImexprobePairImportFailing alone. Now the next round confirms or clears it.
         Set<PeerAddress> drawn = new HashSet<>(chosen);
-        List<PeerAddress> failedLast = near.stream().filter(p -> !drawn.contains(p)
-                && tracks.get(p.hostPort()) != null && tracks.get(p.hostPort()).failedLast).toList();
+        List<PeerAddress> failedLast = near.stream().filter(p -> !drawn.contains(p)).filter(p -> {
+            PeerTrack t = tracks.get(p.hostPort());
+            return t != null && t.failedLast;
+        }).toList();
         chosen.addAll(Rendezvous.pick(failedLast, k, self.agentId(), r, PeerAddress::hostPort));
         chosen.addAll(Rendezvous.pick(apart, k, self.agentId(), r, PeerAddress::hostPort));
         return chosen;

@@ -77,18 +77,10 @@ public final class MeshService {
         return this;
     }
 
-    public MeshView local() {
-        return local(true);
-    }
-
     /** This agent's pairs; {@code across} false leaves out those apart by design ({@link PairState#apartByDesign}). */
     public MeshView local(boolean across) {
         List<PairState> pairs = state.snapshot().stream().filter(p -> across || !p.apartByDesign()).toList();
         return view("agent", List.of(identity.node()), List.of(), pairs);
-    }
-
-    public MeshView domain() {
-        return domain(true);
     }
 
     /** For tests: the number of peers up to which their pairs apart by design are merged. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
 import dev.imexprobe.finding.Finding;
+import dev.imexprobe.finding.FindingCode;
 
 import java.time.Instant;
 
@@ -95,6 +96,6 @@ public record PairState(String sourceNode, String sourceGpu, String targetNode, 
      */
     public boolean apartByDesign() {
         return acrossDomains() && state == State.NOT_PROBED
-                && (finding == null || finding.is(dev.imexprobe.finding.FindingCode.DIFFERENT_IMEX_DOMAIN));
+                && (finding == null || finding.is(FindingCode.DIFFERENT_IMEX_DOMAIN));
     }
 }

@@ -58,6 +58,11 @@ class MeshServiceTest {
             peers.add(new PeerAddress("127.0.0.1", s.port()));
         }
         broken.stubFor(get(urlPathEqualTo("/v1/mesh")).willReturn(aResponse().withStatus(500).withBody("oops")));
+        service = service(Duration.ofSeconds(2), Duration.ofSeconds(5));
+    }
+
+    /** The service of agent-a on node-a, asking {@link #peers} with a client of these timeouts. */
+    private MeshService service(Duration connect, Duration timeout) {
         PeerDiscovery discovery = new PeerDiscovery() {
             @Override
             public Set<PeerAddress> peers() {
@@ -69,10 +74,28 @@ class MeshServiceTest {
                 return List.of();
             }
         };
-        PeerClient client = new PeerClient(new PeerHttp(Duration.ofSeconds(2), Duration.ofSeconds(5),
-                PeerClient.MAX_REPLY), JSON, (method, path, body) -> null);
-        service = new MeshService(new AgentIdentity("agent-a", "node-a", "1.2.3"), () -> true, state, discovery,
+        PeerClient client = new PeerClient(new PeerHttp(connect, timeout, PeerClient.MAX_REPLY), JSON,
+                (method, path, body) -> null);
+        return new MeshService(new AgentIdentity("agent-a", "node-a", "1.2.3"), () -> true, state, discovery,
                 client, JSON, Duration.ofSeconds(30));
+    }
+
+    /**
+     * One HTTP server answering /v1/mesh with {@code handler}, and n peers on it: every 127.0.0.x reaches it (the
+     * loopback /8). Stop it when done.
+     */
+    private com.sun.net.httpserver.HttpServer loopbackPeers(int n, com.sun.net.httpserver.HttpHandler handler)
+            throws java.io.IOException {
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("0.0.0.0", 0), 128);
+        server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+        server.createContext("/v1/mesh", handler);
+        server.start();
+        peers.clear();
+        for (int i = 0; i < n; i++) {
+            peers.add(new PeerAddress("127.0.0." + (2 + i), server.getAddress().getPort()));
+        }
+        return server;
     }
 
     @AfterEach
@@ -87,7 +110,7 @@ class MeshServiceTest {
         state.record(ProbeResults.pass("node-a", "GPU-a", "node-b", "GPU-b"));
         state.expect(new PairKey("node-a", "GPU-a", "node-c", "GPU-c"));
 
-        MeshView v = service.local();
+        MeshView v = service.local(true);
 
         assertThat(v.scope()).isEqualTo("agent");
         assertThat(v.agents()).containsExactly("node-a");
@@ -112,7 +135,7 @@ class MeshServiceTest {
                 // node-c also saw node-a → node-b (an on-demand probe), later than node-a's own result
                 pair("node-a", "GPU-a", "node-b", "GPU-b", "failed", "2026-12-01T10:00:05Z")));
 
-        MeshView v = service.domain();
+        MeshView v = service.domain(true);
 
         assertThat(v.scope()).isEqualTo("domain");
         assertThat(v.agents()).startsWith("node-a").containsExactlyInAnyOrder("node-a", "node-b", "node-c");
@@ -139,7 +162,7 @@ class MeshServiceTest {
         peerB.stubFor(get(urlPathEqualTo("/v1/mesh")).willReturn(okJson("{\"hello\": \"world\"}")));
         peerC.stubFor(get(urlPathEqualTo("/v1/mesh")).willReturn(okJson("[1, 2]")));
 
-        MeshView v = service.domain();
+        MeshView v = service.domain(true);
 
         assertThat(v.agents()).containsExactly("node-a");
         assertThat(v.unreachableAgents()).hasSize(3);
@@ -159,7 +182,7 @@ class MeshServiceTest {
         peerC.stubFor(get(urlEqualTo("/v1/mesh")).willReturn(okJson(mesh("node-c", List.of(
                 pair("node-c", "GPU-c", "node-a", "GPU-a", "ok", "2026-12-01T09:59:50Z"),
                 across("node-c", "GPU-c", "node-x", "GPU-x", "DIFFERENT_IMEX_DOMAIN"), apart.replace("node-b", "node-c"))))));
-        MeshView v = service.acrossFromPeersUpTo(peers.size() - 1).domain();
+        MeshView v = service.acrossFromPeersUpTo(peers.size() - 1).domain(true);
 
         assertThat(v.agents()).containsExactlyInAnyOrder("node-a", "node-b", "node-c");
         assertThat(v.pairs()).extracting(p -> p.sourceNode() + ">" + p.targetNode())
@@ -176,7 +199,7 @@ class MeshServiceTest {
                 pair("node-b", "GPU-b", "node-a", "GPU-a", "ok", "2026-12-01T09:59:50Z"), apart)))));
         serve(peerC, "node-c", List.of());
 
-        MeshView v = service.acrossFromPeersUpTo(peers.size()).domain();
+        MeshView v = service.acrossFromPeersUpTo(peers.size()).domain(true);
 
         assertThat(v.pairs()).extracting(p -> p.sourceNode() + ">" + p.targetNode())
                 .containsExactlyInAnyOrder("node-b>node-a", "node-b>node-x");
@@ -196,7 +219,7 @@ class MeshServiceTest {
         peerB.stubFor(get(urlEqualTo("/v1/mesh?across=false")).willReturn(okJson(mesh("node-b", many.subList(0, 1)))));
         serve(peerC, "node-c", List.of());
 
-        MeshView v = service.acrossFromPeersUpTo(peers.size()).domain();
+        MeshView v = service.acrossFromPeersUpTo(peers.size()).domain(true);
 
         assertThat(v.unreachableAgents()).containsExactly("127.0.0.1:" + broken.port());
         assertThat(v.pairs()).extracting(p -> p.sourceNode() + ">" + p.targetNode()).containsExactly("node-b>node-a");
@@ -212,7 +235,7 @@ class MeshServiceTest {
         List<java.util.concurrent.Future<MeshView>> views = new java.util.ArrayList<>();
         try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < viewers; i++) {
-                views.add(pool.submit(() -> service.domain()));
+                views.add(pool.submit(() -> service.domain(true)));
                 Thread.sleep(20);
             }
         }
@@ -223,17 +246,15 @@ class MeshServiceTest {
             assertThat(f.get()).as("%d viewers, one view", viewers).isSameAs(first);
         }
         peerB.verify(1, getRequestedFor(urlPathEqualTo("/v1/mesh")));
-        MeshView later = service.domain();
+        MeshView later = service.domain(true);
         assertThat(later).as("a viewer after it gets a view of its own").isNotSameAs(first);
         peerB.verify(2, getRequestedFor(urlPathEqualTo("/v1/mesh")));
     }
 
     @Test
     void peersThatDoNotAnswerHoldTheViewTwoPeerTimeoutsAtMost() throws Exception {
-        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
-                new java.net.InetSocketAddress("0.0.0.0", 0), 128);
-        server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
-        server.createContext("/v1/mesh", x -> {
+        int n = MeshService.FAN_OUT * 5; // 5 timeouts, one after the other, without the bound
+        com.sun.net.httpserver.HttpServer server = loopbackPeers(n, x -> {
             try {
                 Thread.sleep(10_000); // answers nothing within the 1 s peer timeout
             } catch (InterruptedException e) {
@@ -242,20 +263,11 @@ class MeshServiceTest {
                 x.close();
             }
         });
-        server.start();
         try {
-            int n = MeshService.FAN_OUT * 5; // 5 timeouts, one after the other, without the bound
-            peers.clear();
-            for (int i = 0; i < n; i++) {
-                peers.add(new PeerAddress("127.0.0." + (2 + i), server.getAddress().getPort()));
-            }
-            PeerClient quick = new PeerClient(new PeerHttp(Duration.ofSeconds(1), Duration.ofSeconds(1),
-                    PeerClient.MAX_REPLY), JSON, (method, path, body) -> null);
-            MeshService s = new MeshService(new AgentIdentity("agent-a", "node-a", "1.2.3"), () -> true, state,
-                    discoveryOf(peers), quick, JSON, Duration.ofSeconds(30));
+            MeshService s = service(Duration.ofSeconds(1), Duration.ofSeconds(1));
 
             long start = System.nanoTime();
-            MeshView v = s.domain();
+            MeshView v = s.domain(true);
             double seconds = (System.nanoTime() - start) / 1e9;
 
             assertThat(v.unreachableAgents()).hasSize(n);
@@ -263,20 +275,6 @@ class MeshServiceTest {
         } finally {
             server.stop(0);
         }
-    }
-
-    private static PeerDiscovery discoveryOf(Set<PeerAddress> peers) {
-        return new PeerDiscovery() {
-            @Override
-            public Set<PeerAddress> peers() {
-                return peers;
-            }
-
-            @Override
-            public List<DiscoveryStatus> statuses() {
-                return List.of();
-            }
-        };
     }
 
     @Test
@@ -302,10 +300,8 @@ class MeshServiceTest {
     void peersAreAskedAFewAtATime() throws Exception {
         java.util.concurrent.atomic.AtomicInteger now = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
-        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
-                new java.net.InetSocketAddress("0.0.0.0", 0), 64);
-        server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
-        server.createContext("/v1/mesh", x -> {
+        int n = MeshService.FAN_OUT * 3 + new java.util.Random().nextInt(MeshService.FAN_OUT);
+        com.sun.net.httpserver.HttpServer server = loopbackPeers(n, x -> {
             most.accumulateAndGet(now.incrementAndGet(), Math::max);
             try {
                 Thread.sleep(100);
@@ -321,15 +317,8 @@ class MeshServiceTest {
                 x.close();
             }
         });
-        server.start();
         try {
-            int n = MeshService.FAN_OUT * 3 + new java.util.Random().nextInt(MeshService.FAN_OUT);
-            peers.clear();
-            for (int i = 0; i < n; i++) { // every 127.0.0.x reaches the one server (the loopback /8)
-                peers.add(new PeerAddress("127.0.0." + (2 + i), server.getAddress().getPort()));
-            }
-
-            MeshView v = service.domain();
+            MeshView v = service.domain(true);
 
             assertThat(v.unreachableAgents()).isEmpty();
             assertThat(v.agents()).hasSize(n + 1);
